@@ -1,0 +1,102 @@
+package io.github.sparkkinesis.client
+
+/**
+ * The Kinesis calls the connector makes, in the connector's own types, so that the rest of the code never
+ * sees an AWS SDK class and unit tests can use a fake. Implementations are thread-safe.
+ *
+ * Every failure of a call is thrown as a [[KinesisApiException]].
+ */
+trait KinesisApi extends AutoCloseable {
+
+  /** Where calls go, for messages: endpoint and region. */
+  def target: String
+
+  def describeStream(stream: String): StreamSummary
+
+  /** Every shard of the stream, open and closed, that Kinesis still lists; pages of `pageSize`. */
+  def listShards(stream: String, pageSize: Int): Seq[ShardInfo]
+
+  def getShardIterator(stream: String, shardId: String, start: IteratorStart): String
+
+  /** At most `limit` records after `iterator`. */
+  def getRecords(stream: String, shardId: String, iterator: String, limit: Int): RecordBatch
+
+  /** Writes records; the result has one entry per record, in order. */
+  def putRecords(stream: String, records: Seq[PutRecord]): Seq[PutResult]
+
+  override def close(): Unit
+}
+
+final case class StreamSummary(name: String, arn: String, status: String, createdAtMillis: Long, openShards: Int)
+
+/**
+ * A shard as Kinesis lists it. A closed shard (after a split or merge) has an ending sequence number;
+ * its children name it as parent.
+ */
+final case class ShardInfo(
+    shardId: String,
+    parentShardId: Option[String],
+    adjacentParentShardId: Option[String],
+    startingSequenceNumber: String,
+    endingSequenceNumber: Option[String]
+) {
+
+  def parents: Seq[String] = parentShardId.toSeq ++ adjacentParentShardId.toSeq
+
+  def isClosed: Boolean = endingSequenceNumber.isDefined
+}
+
+/** One record as read from a shard. `data` is not copied: do not mutate it. */
+final case class KinesisRecord(
+    partitionKey: String,
+    data: Array[Byte],
+    sequenceNumber: String,
+    approximateArrivalMillis: Long
+)
+
+/**
+ * What one GetRecords call returned. `nextIterator` is None once a closed shard has been read to its end;
+ * `millisBehindLatest` is how far the iterator is behind the shard's newest record.
+ */
+final case class RecordBatch(records: Seq[KinesisRecord], nextIterator: Option[String], millisBehindLatest: Long)
+
+/** Where a shard iterator starts. */
+sealed trait IteratorStart
+
+object IteratorStart {
+  case object TrimHorizon extends IteratorStart
+  case object Latest extends IteratorStart
+  final case class AtTimestamp(epochMillis: Long) extends IteratorStart
+  final case class AtSequenceNumber(sequenceNumber: String) extends IteratorStart
+  final case class AfterSequenceNumber(sequenceNumber: String) extends IteratorStart
+}
+
+final case class PutRecord(partitionKey: String, data: Array[Byte], explicitHashKey: Option[String] = None)
+
+/** The outcome of one record of a PutRecords call: its place in the shard, or why it failed. */
+final case class PutResult(shardId: Option[String], sequenceNumber: Option[String], errorCode: Option[String]) {
+  def succeeded: Boolean = errorCode.isEmpty
+}
+
+/** A Kinesis failure the connector reacts to. */
+sealed abstract class KinesisApiException(message: String, cause: Throwable) extends RuntimeException(message, cause)
+
+object KinesisApiException {
+
+  final class ResourceNotFound(message: String, cause: Throwable) extends KinesisApiException(message, cause)
+
+  /** A shard iterator older than five minutes; get a new one from the last sequence number read. */
+  final class ExpiredIterator(message: String, cause: Throwable) extends KinesisApiException(message, cause)
+
+  /** ProvisionedThroughputExceeded or LimitExceeded: slow down. */
+  final class Throttled(message: String, cause: Throwable) extends KinesisApiException(message, cause)
+
+  final class AccessDenied(val action: String, message: String, cause: Throwable)
+      extends KinesisApiException(message, cause)
+
+  /** The endpoint could not be reached at all. */
+  final class Unreachable(message: String, cause: Throwable) extends KinesisApiException(message, cause)
+
+  /** Any other failure of a call, after the SDK's own retries. */
+  final class Failed(message: String, cause: Throwable) extends KinesisApiException(message, cause)
+}

@@ -1,0 +1,150 @@
+package io.github.sparkkinesis.client
+
+import java.net.{ConnectException, UnknownHostException}
+
+import scala.jdk.CollectionConverters._
+
+import software.amazon.awssdk.awscore.exception.AwsServiceException
+import software.amazon.awssdk.core.exception.{SdkClientException, SdkException}
+import software.amazon.awssdk.core.SdkBytes
+import software.amazon.awssdk.http.SdkHttpClient
+import software.amazon.awssdk.services.kinesis.model.{
+  DescribeStreamSummaryRequest,
+  ExpiredIteratorException,
+  GetRecordsRequest,
+  GetShardIteratorRequest,
+  LimitExceededException,
+  ListShardsRequest,
+  ProvisionedThroughputExceededException,
+  PutRecordsRequest,
+  PutRecordsRequestEntry,
+  ResourceNotFoundException,
+  ShardIteratorType
+}
+import software.amazon.awssdk.services.kinesis.KinesisClient
+
+/**
+ * [[KinesisApi]] over the AWS SDK's synchronous Kinesis client. Thread-safe. Owns the client and its HTTP
+ * client and closes both.
+ */
+private[sparkkinesis] final class SdkKinesisApi(client: KinesisClient, http: SdkHttpClient, val target: String)
+    extends KinesisApi {
+
+  override def describeStream(stream: String): StreamSummary = call("DescribeStreamSummary") {
+    val summary = client
+      .describeStreamSummary(DescribeStreamSummaryRequest.builder().streamName(stream).build())
+      .streamDescriptionSummary()
+    StreamSummary(
+      summary.streamName(),
+      summary.streamARN(),
+      summary.streamStatusAsString(),
+      Option(summary.streamCreationTimestamp()).map(_.toEpochMilli).getOrElse(0L),
+      Option(summary.openShardCount()).map(_.intValue).getOrElse(0)
+    )
+  }
+
+  override def listShards(stream: String, pageSize: Int): Seq[ShardInfo] = call("ListShards") {
+    val shards = Seq.newBuilder[ShardInfo]
+    var request = ListShardsRequest.builder().streamName(stream).maxResults(pageSize).build()
+    var more = true
+    while (more) {
+      val response = client.listShards(request)
+      response.shards().asScala.foreach { s =>
+        val range = s.sequenceNumberRange()
+        shards += ShardInfo(
+          s.shardId(),
+          Option(s.parentShardId()),
+          Option(s.adjacentParentShardId()),
+          range.startingSequenceNumber(),
+          Option(range.endingSequenceNumber())
+        )
+      }
+      Option(response.nextToken()) match {
+        case Some(token) => request = ListShardsRequest.builder().nextToken(token).maxResults(pageSize).build()
+        case None => more = false
+      }
+    }
+    shards.result()
+  }
+
+  override def getShardIterator(stream: String, shardId: String, start: IteratorStart): String =
+    call("GetShardIterator") {
+      val request = GetShardIteratorRequest.builder().streamName(stream).shardId(shardId)
+      start match {
+        case IteratorStart.TrimHorizon => request.shardIteratorType(ShardIteratorType.TRIM_HORIZON)
+        case IteratorStart.Latest => request.shardIteratorType(ShardIteratorType.LATEST)
+        case IteratorStart.AtTimestamp(ms) =>
+          request.shardIteratorType(ShardIteratorType.AT_TIMESTAMP).timestamp(java.time.Instant.ofEpochMilli(ms))
+        case IteratorStart.AtSequenceNumber(seq) =>
+          request.shardIteratorType(ShardIteratorType.AT_SEQUENCE_NUMBER).startingSequenceNumber(seq)
+        case IteratorStart.AfterSequenceNumber(seq) =>
+          request.shardIteratorType(ShardIteratorType.AFTER_SEQUENCE_NUMBER).startingSequenceNumber(seq)
+      }
+      client.getShardIterator(request.build()).shardIterator()
+    }
+
+  override def getRecords(stream: String, shardId: String, iterator: String, limit: Int): RecordBatch =
+    call("GetRecords") {
+      val response = client.getRecords(GetRecordsRequest.builder().shardIterator(iterator).limit(limit).build())
+      val records = response
+        .records()
+        .asScala
+        .iterator
+        .map { r =>
+          KinesisRecord(
+            r.partitionKey(),
+            r.data().asByteArrayUnsafe(),
+            r.sequenceNumber(),
+            Option(r.approximateArrivalTimestamp()).map(_.toEpochMilli).getOrElse(0L)
+          )
+        }
+        .toVector
+      RecordBatch(
+        records,
+        Option(response.nextShardIterator()),
+        Option(response.millisBehindLatest()).map(_.longValue).getOrElse(0L)
+      )
+    }
+
+  override def putRecords(stream: String, records: Seq[PutRecord]): Seq[PutResult] = call("PutRecords") {
+    val entries = records.map { r =>
+      val entry =
+        PutRecordsRequestEntry.builder().partitionKey(r.partitionKey).data(SdkBytes.fromByteArrayUnsafe(r.data))
+      r.explicitHashKey.foreach(entry.explicitHashKey)
+      entry.build()
+    }
+    val response = client.putRecords(PutRecordsRequest.builder().streamName(stream).records(entries.asJava).build())
+    response.records().asScala.toSeq.map { e =>
+      PutResult(Option(e.shardId()), Option(e.sequenceNumber()), Option(e.errorCode()))
+    }
+  }
+
+  override def close(): Unit = {
+    client.close()
+    http.close()
+  }
+
+  /** Runs one SDK call and turns the failures the connector reacts to into [[KinesisApiException]]s. */
+  private def call[T](action: String)(body: => T): T =
+    try body
+    catch {
+      case e: ResourceNotFoundException => throw new KinesisApiException.ResourceNotFound(e.getMessage, e)
+      case e: ExpiredIteratorException => throw new KinesisApiException.ExpiredIterator(e.getMessage, e)
+      case e: ProvisionedThroughputExceededException => throw new KinesisApiException.Throttled(e.getMessage, e)
+      case e: LimitExceededException => throw new KinesisApiException.Throttled(e.getMessage, e)
+      case e: AwsServiceException if e.statusCode() == 403 || isAccessDenied(e) =>
+        throw new KinesisApiException.AccessDenied(action, e.getMessage, e)
+      case e: SdkClientException if causedByUnreachable(e) =>
+        throw new KinesisApiException.Unreachable(e.getMessage, e)
+      case e: SdkException => throw new KinesisApiException.Failed(e.getMessage, e)
+    }
+
+  private def isAccessDenied(e: AwsServiceException): Boolean =
+    Option(e.awsErrorDetails()).flatMap(d => Option(d.errorCode())).exists(_.startsWith("AccessDenied"))
+
+  private def causedByUnreachable(e: Throwable): Boolean =
+    Iterator.iterate(e)(_.getCause).takeWhile(_ != null).take(10).exists {
+      case _: ConnectException | _: UnknownHostException => true
+      case _ => false
+    }
+}

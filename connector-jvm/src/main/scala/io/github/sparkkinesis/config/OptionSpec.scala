@@ -1,0 +1,71 @@
+package io.github.sparkkinesis.config
+
+import java.util.Locale
+
+/**
+ * One option the connector accepts.
+ *
+ * @param key     the name users write; matched case-insensitively
+ * @param default the default as documented, or None when the option has none
+ * @param doc     one line for the README's option table
+ * @param example a good value, shown in error messages
+ * @param secret  whether the value must never be shown again
+ * @param parse   turns the raw string into a value, or says what is wrong with it
+ */
+final case class OptionSpec[T](
+    key: String,
+    default: Option[String],
+    doc: String,
+    example: String,
+    secret: Boolean,
+    parse: String => Either[String, T]
+) {
+
+  def lowerKey: String = key.toLowerCase(Locale.ROOT)
+}
+
+/** Parsers shared by the option declarations. Each returns Left with what was expected. */
+object OptionParsers {
+
+  val string: String => Either[String, String] = raw => if (raw.trim.isEmpty) Left("it is empty") else Right(raw.trim)
+
+  def int(min: Int, max: Int): String => Either[String, Int] = raw =>
+    raw.trim.toIntOption match {
+      case None => Left("expected a whole number")
+      case Some(n) if n < min => Left(s"it must be at least $min")
+      case Some(n) if n > max => Left(s"it must be at most $max")
+      case Some(n) => Right(n)
+    }
+
+  def durationMillis(min: Long, max: Long): String => Either[String, Long] = raw =>
+    Durations.parseMillis(raw).flatMap {
+      case ms if ms < min => Left(s"it must be at least ${Durations.format(min)}")
+      case ms if ms > max => Left(s"it must be at most ${Durations.format(max)}")
+      case ms => Right(ms)
+    }
+
+  /** A Kinesis stream name: 1 to 128 of letters, digits, `_`, `.` and `-`. */
+  private val StreamName = "[a-zA-Z0-9_.-]{1,128}".r
+
+  val streamNames: String => Either[String, Seq[String]] = raw => {
+    val names = raw.split(",", -1).map(_.trim).toSeq
+    names.find(n => !StreamName.matches(n)) match {
+      case Some("") => Left("it has an empty stream name; separate names with single commas")
+      case Some(bad) => Left(s"'$bad' is not a stream name (1 to 128 letters, digits, '_', '.' or '-')")
+      case None if names.distinct.size != names.size => Left("a stream is named twice")
+      case None => Right(names)
+    }
+  }
+
+  val endpoint: String => Either[String, String] = raw => {
+    val trimmed = raw.trim
+    val withScheme = if (trimmed.contains("://")) trimmed else s"https://$trimmed"
+    try {
+      val uri = new java.net.URI(withScheme)
+      if (uri.getHost == null) Left("it has no host")
+      else if (!Set("http", "https").contains(uri.getScheme.toLowerCase(Locale.ROOT)))
+        Left("the scheme must be http or https")
+      else Right(withScheme)
+    } catch { case e: java.net.URISyntaxException => Left(s"it is not a URL (${e.getReason})") }
+  }
+}

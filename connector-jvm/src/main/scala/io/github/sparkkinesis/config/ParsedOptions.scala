@@ -1,0 +1,35 @@
+package io.github.sparkkinesis.config
+
+import java.util.Locale
+
+import io.github.sparkkinesis.errors.KinesisErrors
+
+/**
+ * The options a user gave, looked up case-insensitively and parsed through their [[OptionSpec]]s. A value
+ * that does not parse fails with an error that names the option, shows the value (unless it is secret) and
+ * gives an example. Immutable; built on the driver at `.load()`.
+ */
+final class ParsedOptions(raw: Map[String, String]) {
+
+  private val values: Map[String, String] = raw.map { case (k, v) => k.toLowerCase(Locale.ROOT) -> v }
+
+  /** The parsed value, or the parsed default, or None when the option has neither. */
+  def get[T](spec: OptionSpec[T]): Option[T] =
+    values.get(spec.lowerKey).orElse(spec.default).map { value =>
+      spec.parse(value) match {
+        case Right(parsed) => parsed
+        case Left(problem) =>
+          val shown = if (spec.secret) Secret.Redacted else s"'$value'"
+          throw KinesisErrors.invalidOption(spec.key, shown, problem, spec.example)
+      }
+    }
+
+  def required[T](spec: OptionSpec[T]): T =
+    get(spec).getOrElse(throw KinesisErrors.missingOption(spec.key, spec.example))
+
+  def isSet(spec: OptionSpec[_]): Boolean = values.contains(spec.lowerKey)
+
+  /** Keys the connector does not know, as the user wrote them; Spark's own `path` is not reported. */
+  def unknownKeys: Seq[String] =
+    raw.keys.filter(k => KinesisOptions.find(k).isEmpty && k.toLowerCase(Locale.ROOT) != "path").toSeq.sorted
+}

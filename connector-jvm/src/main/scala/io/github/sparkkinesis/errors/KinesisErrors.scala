@@ -1,0 +1,99 @@
+package io.github.sparkkinesis.errors
+
+/**
+ * An error raised by the connector. Its message starts with a stable id in brackets, says what happened and
+ * what the user can do. Never carries a secret value. Raised on the driver and on executors.
+ */
+class KinesisConnectorException(val errorId: String, message: String, cause: Throwable = null)
+    extends RuntimeException(s"[$errorId] $message", cause)
+
+/** A bad option, raised at `.load()`. An IllegalArgumentException, so PySpark shows it as one. */
+class KinesisOptionException(val errorId: String, message: String)
+    extends IllegalArgumentException(s"[$errorId] $message")
+
+/** The one place that words the connector's errors. */
+object KinesisErrors {
+
+  def missingOption(key: String, example: String): KinesisOptionException =
+    new KinesisOptionException(
+      "KINESIS_OPTION_MISSING",
+      s"Option '$key' is required. For example: .option(\"$key\", \"$example\")."
+    )
+
+  /** `shownValue` is the value as the user may see it again: secrets arrive here already redacted. */
+  def invalidOption(key: String, shownValue: String, problem: String, example: String): KinesisOptionException =
+    new KinesisOptionException(
+      "KINESIS_OPTION_INVALID",
+      s"Option '$key' has an invalid value $shownValue: $problem. For example: .option(\"$key\", \"$example\")."
+    )
+
+  def noRegion(endpoint: Option[String]): KinesisOptionException =
+    new KinesisOptionException(
+      "KINESIS_REGION_UNKNOWN",
+      "Could not tell which AWS region the streams are in" +
+        endpoint.fold("")(e => s" (endpoint $e does not name one)") +
+        ". Set the option 'region', for example .option(\"region\", \"us-east-1\"), or the AWS_REGION " +
+        "environment variable."
+    )
+
+  def streamNotFound(stream: String, where: String, cause: Throwable): KinesisConnectorException =
+    new KinesisConnectorException(
+      "KINESIS_STREAM_NOT_FOUND",
+      s"Stream '$stream' was not found at $where. Check the options 'streamName', 'region' and 'endpoint', " +
+        "and that the stream exists.",
+      cause
+    )
+
+  def endpointUnreachable(where: String, cause: Throwable): KinesisConnectorException =
+    new KinesisConnectorException(
+      "KINESIS_ENDPOINT_UNREACHABLE",
+      s"Could not reach Kinesis at $where: ${rootMessage(cause)}. Check the options 'endpoint' and 'region', " +
+        "and the network path to the endpoint.",
+      cause
+    )
+
+  def accessDenied(action: String, stream: String, where: String, cause: Throwable): KinesisConnectorException =
+    new KinesisConnectorException(
+      "KINESIS_ACCESS_DENIED",
+      s"Kinesis denied $action on stream '$stream' at $where. The source needs the IAM actions " +
+        "kinesis:ListShards, kinesis:GetShardIterator and kinesis:GetRecords " +
+        "on the stream; check the credentials the query uses (awsAccessKey/awsSecretKey, or the default " +
+        "credential chain).",
+      cause
+    )
+
+  def kinesisCallFailed(action: String, stream: String, where: String, cause: Throwable): KinesisConnectorException =
+    new KinesisConnectorException(
+      "KINESIS_CALL_FAILED",
+      s"Kinesis $action on stream '$stream' at $where failed: ${rootMessage(cause)}",
+      cause
+    )
+
+  def invalidOffset(json: String, problem: String): KinesisConnectorException =
+    new KinesisConnectorException(
+      "KINESIS_OFFSET_INVALID",
+      s"Cannot read the Kinesis offset $json: $problem. Offsets look like " +
+        """{"v":1,"streams":{"my-stream":{"shardId-000000000000":{"kind":"after","seq":"4959..."}}}}. """ +
+        "If the checkpoint was written by another connector, start the query with a new checkpoint location."
+    )
+
+  def rangeIncomplete(
+      stream: String,
+      shardId: String,
+      from: String,
+      until: String,
+      reached: String
+  ): KinesisConnectorException =
+    new KinesisConnectorException(
+      "KINESIS_RANGE_INCOMPLETE",
+      s"Could not read shard $shardId of stream '$stream' from $from up to sequence number $until: the shard " +
+        s"yielded nothing after $reached. The records of this batch are no longer readable (for example, the " +
+        "stream was deleted and recreated, or its retention trimmed them)."
+    )
+
+  private def rootMessage(t: Throwable): String = {
+    var c = t
+    while (c.getCause != null && c.getCause != c) c = c.getCause
+    Option(c.getMessage).getOrElse(c.getClass.getSimpleName)
+  }
+}

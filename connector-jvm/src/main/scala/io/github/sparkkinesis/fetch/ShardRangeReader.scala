@@ -1,0 +1,117 @@
+package io.github.sparkkinesis.fetch
+
+import io.github.sparkkinesis.client.{IteratorStart, KinesisApi, KinesisApiException, KinesisRecord}
+import io.github.sparkkinesis.errors.KinesisErrors
+import io.github.sparkkinesis.offsets.{SequenceNumbers, ShardKey, ShardPosition}
+import io.github.sparkkinesis.util.Clock
+import org.slf4j.LoggerFactory
+
+/**
+ * Reads exactly the records of one shard after `start` up to and including the sequence number `endSeq`,
+ * the range the driver fixed for a batch: never more, never less. Expired iterators are renewed after the
+ * last record fetched; throttled calls are retried with backoff. Runs in one task on an executor; not
+ * thread-safe.
+ */
+final class ShardRangeReader(
+    api: KinesisApi,
+    key: ShardKey,
+    start: ShardPosition,
+    endSeq: String,
+    maxRecordsPerFetch: Int,
+    clock: Clock
+) extends Iterator[KinesisRecord] {
+  import ShardRangeReader._
+
+  private val log = LoggerFactory.getLogger(getClass)
+  private val throttling = new Backoff(minMs = 200, maxMs = 5000, clock)
+
+  private var shardIterator = Option.empty[String]
+
+  /** The last record fetched (not necessarily returned yet): where a renewed iterator resumes. */
+  private var lastFetched = start match {
+    case ShardPosition.After(seq) => Some(seq)
+    case _ => None
+  }
+  private var pending: Iterator[KinesisRecord] = Iterator.empty
+  private var finished = false
+  private var emptyPollsAtTip = 0
+  private var calls = 0
+
+  def getRecordsCalls: Int = calls
+
+  override def hasNext: Boolean = {
+    while (!pending.hasNext && !finished) fetch()
+    pending.hasNext
+  }
+
+  override def next(): KinesisRecord = {
+    if (!hasNext) throw new NoSuchElementException(s"$key has no records left in its range")
+    pending.next()
+  }
+
+  private def fetch(): Unit = {
+    val iterator = shardIterator.getOrElse(newIterator())
+    val batch =
+      try {
+        calls += 1
+        api.getRecords(key.stream, key.shardId, iterator, maxRecordsPerFetch)
+      } catch {
+        case _: KinesisApiException.ExpiredIterator =>
+          shardIterator = None
+          return
+        case e: KinesisApiException.Throttled =>
+          val throttledFor = throttling.sleep()
+          if (throttledFor > MaxThrottledMs)
+            throw KinesisErrors.kinesisCallFailed("GetRecords", key.stream, api.target, e)
+          return
+      }
+    throttling.reset()
+    val inRange = batch.records.takeWhile(r => SequenceNumbers.compare(r.sequenceNumber, endSeq) <= 0)
+    inRange.lastOption.foreach(r => lastFetched = Some(r.sequenceNumber))
+    pending = inRange.iterator
+    if (inRange.size < batch.records.size || inRange.lastOption.exists(_.sequenceNumber == endSeq)) {
+      finished = true
+    } else {
+      batch.nextIterator match {
+        case None => throw incomplete()
+        case Some(next) =>
+          shardIterator = Some(next)
+          if (batch.records.isEmpty && batch.millisBehindLatest == 0) {
+            emptyPollsAtTip += 1
+            if (emptyPollsAtTip > MaxEmptyPollsAtTip) throw incomplete()
+            clock.sleep(EmptyPollPauseMs)
+          }
+      }
+    }
+  }
+
+  private def newIterator(): String = {
+    val from = lastFetched match {
+      case Some(seq) => IteratorStart.AfterSequenceNumber(seq)
+      case None => start.resumeAt.getOrElse(throw new IllegalStateException(s"$key: nothing to read after $start"))
+    }
+    log.debug(s"New shard iterator for $key at $from")
+    val iterator = api.getShardIterator(key.stream, key.shardId, from)
+    shardIterator = Some(iterator)
+    iterator
+  }
+
+  private def incomplete() =
+    KinesisErrors.rangeIncomplete(
+      key.stream,
+      key.shardId,
+      start.toString,
+      endSeq,
+      lastFetched.getOrElse(start.toString)
+    )
+}
+
+object ShardRangeReader {
+
+  /** How long a shard may stay throttled before the task gives up (Spark then retries the task). */
+  val MaxThrottledMs: Long = 5 * 60 * 1000
+
+  /** Empty answers at the shard's tip tolerated before the range is declared unreadable. */
+  val MaxEmptyPollsAtTip = 25
+  val EmptyPollPauseMs = 200L
+}

@@ -1,0 +1,79 @@
+package io.github.sparkkinesis.fetch
+
+import java.util.concurrent.ConcurrentHashMap
+
+import scala.annotation.tailrec
+
+import io.github.sparkkinesis.client.{IteratorStart, KinesisApi, KinesisApiException}
+import io.github.sparkkinesis.offsets.{ShardKey, ShardPosition}
+import org.slf4j.LoggerFactory
+
+/**
+ * Finds, on the driver, how far a shard can be read now, so that the driver fixes a batch's end before any
+ * task reads: one GetRecords call of at most `maxRecordsPerFetch` records from the shard's position, whose
+ * last sequence number becomes the batch's end in that shard. The iterator of each probe is kept for the
+ * next one, so a shard is not asked for a new iterator every batch and stretches without records are
+ * skipped once. Thread-safe: shards are probed in parallel, each by one thread at a time.
+ */
+final class ShardTipProbe(api: KinesisApi, maxRecordsPerFetch: Int) {
+  import ShardTipProbe._
+
+  private val log = LoggerFactory.getLogger(getClass)
+  private val cursors = new ConcurrentHashMap[ShardKey, Cursor]()
+
+  /** The position after the records available now, `from` if there are none, or ShardEnd. */
+  def advance(key: ShardKey, from: ShardPosition): ShardPosition = from.resumeAt match {
+    case None => from
+    case Some(start) =>
+      val cached = Option(cursors.get(key)).filter(_.position == from).map(_.iterator)
+      poll(key, from, start, cached.getOrElse(api.getShardIterator(key.stream, key.shardId, start)), polls = 1)
+  }
+
+  @tailrec
+  private def poll(
+      key: ShardKey,
+      from: ShardPosition,
+      start: IteratorStart,
+      iterator: String,
+      polls: Int
+  ): ShardPosition = {
+    val answer =
+      try Right(api.getRecords(key.stream, key.shardId, iterator, maxRecordsPerFetch))
+      catch {
+        case e: KinesisApiException.ExpiredIterator => Left(e)
+        case e: KinesisApiException.Throttled => Left(e)
+      }
+    answer match {
+      case Left(_: KinesisApiException.ExpiredIterator) if polls < MaxPolls =>
+        cursors.remove(key)
+        poll(key, from, start, api.getShardIterator(key.stream, key.shardId, start), polls + 1)
+      case Left(e) =>
+        log.info(s"Probing $key failed; trying again next batch: $e")
+        from
+      case Right(batch) =>
+        (batch.records.lastOption, batch.nextIterator) match {
+          case (Some(last), next) =>
+            val position = ShardPosition.After(last.sequenceNumber)
+            next.fold[Unit](cursors.remove(key))(i => cursors.put(key, Cursor(position, i)))
+            position
+          case (None, None) =>
+            cursors.remove(key)
+            ShardPosition.ShardEnd
+          case (None, Some(next)) =>
+            cursors.put(key, Cursor(from, next))
+            if (batch.millisBehindLatest > 0 && polls < MaxPolls) poll(key, from, start, next, polls + 1) else from
+        }
+    }
+  }
+
+  /** Forgets shards the query no longer tracks. */
+  def retain(keys: Set[ShardKey]): Unit = cursors.keySet().removeIf(k => !keys.contains(k))
+}
+
+object ShardTipProbe {
+
+  /** Calls per probe while a shard answers nothing yet is still behind its tip. */
+  val MaxPolls = 5
+
+  private final case class Cursor(position: ShardPosition, iterator: String)
+}

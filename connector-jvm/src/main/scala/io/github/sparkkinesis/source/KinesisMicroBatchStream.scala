@@ -1,0 +1,140 @@
+package io.github.sparkkinesis.source
+
+import java.util.concurrent.{Callable, ExecutionException, ExecutorService}
+
+import io.github.sparkkinesis.client.{ApiFailures, KinesisApi, KinesisClientFactory, ShardInfo}
+import io.github.sparkkinesis.config.{AwsConfig, InitialPosition, KinesisSourceConfig}
+import io.github.sparkkinesis.fetch.ShardTipProbe
+import io.github.sparkkinesis.offsets.{KinesisSourceOffset, ShardKey, ShardPosition}
+import io.github.sparkkinesis.shards.{ShardDiscovery, ShardLineage}
+import io.github.sparkkinesis.util.{Clock, DaemonThreads, SystemClock}
+import org.apache.hadoop.conf.Configuration
+import org.apache.spark.sql.connector.read.{InputPartition, PartitionReaderFactory}
+import org.apache.spark.sql.connector.read.streaming.{MicroBatchStream, Offset, ReadLimit, SupportsAdmissionControl}
+import org.apache.spark.sql.SparkSession
+import org.slf4j.LoggerFactory
+
+/**
+ * The driver's side of a streaming read. For each batch it lists the shards, decides how far each shard is
+ * read (the batch's end offset, which Spark writes to its offset log before any task runs), and turns the
+ * range between two offsets into one input partition per shard. Tasks then read exactly those ranges.
+ *
+ * Not thread-safe: Spark calls it from the query's thread. Makes no calls to Kinesis until Spark asks for
+ * an offset.
+ */
+final class KinesisMicroBatchStream(
+    config: KinesisSourceConfig,
+    checkpointLocation: String,
+    clock: Clock = SystemClock,
+    newApi: AwsConfig => KinesisApi = KinesisClientFactory.create,
+    hadoopConf: () => Configuration = () => SparkSession.active.sparkContext.hadoopConfiguration
+) extends MicroBatchStream
+    with SupportsAdmissionControl {
+
+  import KinesisMicroBatchStream._
+
+  private val log = LoggerFactory.getLogger(getClass)
+
+  private var apiInUse = Option.empty[KinesisApi]
+  private lazy val api: KinesisApi = {
+    val created = newApi(config.aws)
+    apiInUse = Some(created)
+    created
+  }
+  private lazy val discovery =
+    new ShardDiscovery(api, config.streams, ListShardsPageSize, config.shardFetchIntervalMs, clock)
+  private lazy val probe = new ShardTipProbe(api, config.maxRecordsPerFetch)
+  private var probePoolInUse = Option.empty[ExecutorService]
+  private lazy val probePool: ExecutorService = {
+    val pool = DaemonThreads.pool("kinesis-shard-probe", ProbeThreads)
+    probePoolInUse = Some(pool)
+    pool
+  }
+
+  override def initialOffset(): Offset =
+    new InitialOffsetStore(checkpointLocation, hadoopConf()).getOrCreate(resolveInitialOffset())
+
+  private def resolveInitialOffset(): KinesisSourceOffset = {
+    val listed = listShards()
+    val now = clock.nowMillis()
+    val positions = listed.map { case (key, shard) =>
+      key -> (config.initialPosition match {
+        case InitialPosition.TrimHorizon => ShardPosition.TrimHorizon
+        case InitialPosition.AtTimestamp(ms) => ShardPosition.AtTimestamp(ms)
+        // `latest` is pinned to the query's start, so a restart before the first batch reads the same records.
+        case InitialPosition.Latest if shard.isClosed => ShardPosition.ShardEnd
+        case InitialPosition.Latest => ShardPosition.AtTimestamp(now)
+      })
+    }
+    val offset = KinesisSourceOffset(positions)
+    log.info(
+      s"Initial offset of $this (initialPosition=${config.initialPosition}, shards=${positions.size}): ${offset.json}"
+    )
+    offset
+  }
+
+  override def latestOffset(): Offset =
+    throw new UnsupportedOperationException(
+      "The Kinesis source is asked for offsets with latestOffset(Offset, ReadLimit)"
+    )
+
+  override def getDefaultReadLimit: ReadLimit = ReadLimit.allAvailable()
+
+  override def latestOffset(start: Offset, limit: ReadLimit): Offset = {
+    val startedAt = clock.nowMillis()
+    val from = start.asInstanceOf[KinesisSourceOffset]
+    val listed = listShards()
+    val tracked = ShardLineage.track(from.shards, listed)
+    val readable = tracked.keys.filter(ShardLineage.readable(_, tracked, listed)).toSeq
+    val advanced = probeAll(readable.map(key => key -> tracked(key)))
+    probe.retain(tracked.keySet)
+    val end = KinesisSourceOffset(tracked ++ advanced)
+    log.debug(s"latestOffset of $this: probed ${readable.size} shards in ${clock.nowMillis() - startedAt} ms")
+    end
+  }
+
+  private def listShards(): Map[ShardKey, ShardInfo] =
+    ApiFailures.userFacing("ListShards", config.streams.mkString(","), api)(discovery.shards())
+
+  /** Probes shards in parallel, at most [[ProbeThreads]] at once. */
+  private def probeAll(shards: Seq[(ShardKey, ShardPosition)]): Map[ShardKey, ShardPosition] = {
+    val futures = shards.map { case (key, from) =>
+      val task: Callable[ShardPosition] =
+        () => ApiFailures.userFacing("GetRecords", key.stream, api)(probe.advance(key, from))
+      key -> probePool.submit(task)
+    }
+    futures.map { case (key, future) =>
+      try key -> future.get()
+      catch { case e: ExecutionException => throw e.getCause }
+    }.toMap
+  }
+
+  override def planInputPartitions(start: Offset, end: Offset): Array[InputPartition] = {
+    val from = start.asInstanceOf[KinesisSourceOffset].shards
+    val to = end.asInstanceOf[KinesisSourceOffset].shards
+    val ranges = for {
+      (key, ShardPosition.After(endSeq)) <- to.toSeq
+      startPosition = from.getOrElse(key, ShardPosition.TrimHorizon)
+      if startPosition != ShardPosition.After(endSeq)
+    } yield KinesisInputPartition(key, startPosition, endSeq, config.aws, config.maxRecordsPerFetch)
+    ranges.sortBy(p => (p.shard.stream, p.shard.shardId)).toArray
+  }
+
+  override def createReaderFactory(): PartitionReaderFactory = KinesisPartitionReaderFactory
+
+  override def deserializeOffset(json: String): Offset = KinesisSourceOffset.fromJson(json)
+
+  override def commit(end: Offset): Unit = ()
+
+  override def stop(): Unit = {
+    probePoolInUse.foreach(_.shutdownNow())
+    apiInUse.foreach(_.close())
+  }
+
+  override def toString: String = config.description
+}
+
+object KinesisMicroBatchStream {
+  val ListShardsPageSize = 100
+  val ProbeThreads = 8
+}

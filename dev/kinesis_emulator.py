@@ -1,0 +1,182 @@
+"""Starts and stops the local Kinesis emulator (kinesis-local, the npm build of kinesis-mock).
+
+Used by the demo and by the Python tests. The emulator listens on free ports; it binds every interface (it
+cannot be told otherwise), so it is started with a lifetime limit and dies with the process that started
+it, and is stopped by PID: SIGTERM first, SIGKILL if it does not go.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+from types import TracebackType
+
+ROOT = Path(__file__).resolve().parent.parent
+PACKAGE = ROOT / "tests" / "node_modules" / "kinesis-local"
+
+# Credentials the emulator accepts; any value works, these say what they are.
+FAKE_ACCESS_KEY = "AKIDEMULATOR"
+FAKE_SECRET_KEY = "emulator-secret"
+
+
+def free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def _die_with_parent() -> None:
+    """In the child, before exec: ask Linux to send SIGTERM when the parent process dies."""
+    try:
+        libc = ctypes.CDLL("libc.so.6", use_errno=True)
+        pr_set_pdeathsig = 1
+        libc.prctl(pr_set_pdeathsig, signal.SIGTERM)
+    except OSError:
+        pass
+
+
+class KinesisEmulator:
+    """One emulator process on free loopback ports; a context manager that always stops it."""
+
+    def __init__(
+        self,
+        region: str = "us-east-1",
+        shard_limit: int = 200,
+        max_lifetime_seconds: int = 3 * 3600,
+        log_path: Path | None = None,
+    ) -> None:
+        self.region = region
+        self.shard_limit = shard_limit
+        self.max_lifetime_seconds = max_lifetime_seconds
+        self.log_path = log_path
+        self.port = 0
+        self._process: subprocess.Popen[bytes] | None = None
+
+    @property
+    def endpoint(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def start(self, timeout_seconds: float = 60.0) -> KinesisEmulator:
+        main = PACKAGE / "main.js"
+        if not main.exists():
+            raise RuntimeError(f"{main} is missing: run `npm ci` in {ROOT / 'tests'} (dev/test does it)")
+        self.port = free_port()
+        env = dict(os.environ)
+        env.update(
+            {
+                "KINESIS_MOCK_CERT_PATH": str(PACKAGE / "server.json"),
+                "KINESIS_MOCK_PLAIN_PORT": str(self.port),
+                "KINESIS_MOCK_TLS_PORT": str(free_port()),
+                "AWS_REGION": self.region,
+                "SHARD_LIMIT": str(self.shard_limit),
+                "LOG_LEVEL": "WARN",
+                "CREATE_STREAM_DURATION": "100ms",
+                "DELETE_STREAM_DURATION": "100ms",
+                "REGISTER_STREAM_CONSUMER_DURATION": "100ms",
+                "DEREGISTER_STREAM_CONSUMER_DURATION": "100ms",
+                "MERGE_SHARDS_DURATION": "100ms",
+                "SPLIT_SHARD_DURATION": "100ms",
+                "UPDATE_SHARD_COUNT_DURATION": "100ms",
+            }
+        )
+        command = [
+            "timeout",
+            "--signal=TERM",
+            "--kill-after=10",
+            str(self.max_lifetime_seconds),
+            "node",
+            str(main),
+        ]
+        log = open(self.log_path, "ab") if self.log_path else subprocess.DEVNULL  # noqa: SIM115
+        self._process = subprocess.Popen(
+            command,
+            env=env,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            preexec_fn=_die_with_parent,
+            start_new_session=True,
+        )
+        if log is not subprocess.DEVNULL:
+            log.close()
+        deadline = time.monotonic() + timeout_seconds
+        while time.monotonic() < deadline:
+            if self._process.poll() is not None:
+                raise RuntimeError(f"the Kinesis emulator exited with code {self._process.returncode}")
+            if self._answers():
+                return self
+            time.sleep(0.2)
+        self.stop()
+        raise RuntimeError(f"the Kinesis emulator did not answer on {self.endpoint} within {timeout_seconds}s")
+
+    def _answers(self) -> bool:
+        try:
+            self.client().list_streams(Limit=1)
+            return True
+        except Exception:
+            return False
+
+    def client(self):  # type: ignore[no-untyped-def]
+        """A boto3 Kinesis client for this emulator."""
+        import boto3
+        from botocore.config import Config
+
+        return boto3.client(
+            "kinesis",
+            endpoint_url=self.endpoint,
+            region_name=self.region,
+            aws_access_key_id=FAKE_ACCESS_KEY,
+            aws_secret_access_key=FAKE_SECRET_KEY,
+            config=Config(retries={"max_attempts": 3, "mode": "standard"}, connect_timeout=2, read_timeout=30),
+        )
+
+    def stop(self, grace_seconds: float = 5.0) -> None:
+        process, self._process = self._process, None
+        if process is None or process.poll() is not None:
+            return
+        # The emulator runs in a process group of its own: signal the whole group, `timeout` and node alike.
+        os.killpg(process.pid, signal.SIGTERM)
+        try:
+            process.wait(grace_seconds)
+        except subprocess.TimeoutExpired:
+            pass
+        try:
+            os.killpg(process.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        process.wait(grace_seconds)
+
+    def __enter__(self) -> KinesisEmulator:
+        return self.start()
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.stop()
+
+
+def wait_for_stream(client, name: str, timeout_seconds: float = 30.0) -> None:  # type: ignore[no-untyped-def]
+    deadline = time.monotonic() + timeout_seconds
+    while time.monotonic() < deadline:
+        status = client.describe_stream_summary(StreamName=name)["StreamDescriptionSummary"]["StreamStatus"]
+        if status == "ACTIVE":
+            return
+        time.sleep(0.1)
+    raise RuntimeError(f"stream {name} did not become ACTIVE within {timeout_seconds}s")
+
+
+if __name__ == "__main__":
+    with KinesisEmulator() as emulator:
+        print(emulator.endpoint, flush=True)
+        try:
+            time.sleep(float(sys.argv[1]) if len(sys.argv) > 1 else 3600)
+        except KeyboardInterrupt:
+            pass
