@@ -27,6 +27,28 @@ trait KinesisApi extends AutoCloseable {
   override def close(): Unit
 }
 
+/**
+ * Calls that change streams rather than read them: used by the integration tests to set up and reshard
+ * streams, and by administrative tools. Thread-safe.
+ */
+trait KinesisAdminApi extends KinesisApi {
+
+  /** Creates a provisioned stream and returns once it is ACTIVE. */
+  def createStream(stream: String, shards: Int): Unit
+
+  /** Deletes a stream and returns once Kinesis no longer knows it. */
+  def deleteStream(stream: String): Unit
+
+  /** Splits a shard at a hash key (decimal) and returns once the stream is ACTIVE again. */
+  def splitShard(stream: String, shardId: String, newStartingHashKey: String): Unit
+
+  /** Merges two adjacent shards and returns once the stream is ACTIVE again. */
+  def mergeShards(stream: String, shardId: String, adjacentShardId: String): Unit
+
+  /** Scales the stream uniformly and returns once it is ACTIVE again. */
+  def updateShardCount(stream: String, shards: Int): Unit
+}
+
 final case class StreamSummary(name: String, arn: String, status: String, createdAtMillis: Long, openShards: Int)
 
 /**
@@ -38,12 +60,16 @@ final case class ShardInfo(
     parentShardId: Option[String],
     adjacentParentShardId: Option[String],
     startingSequenceNumber: String,
-    endingSequenceNumber: Option[String]
-) {
+    endingSequenceNumber: Option[String],
+    hashKeyRange: (BigInt, BigInt) = (BigInt(0), ShardInfo.MaxHashKey)) {
 
   def parents: Seq[String] = parentShardId.toSeq ++ adjacentParentShardId.toSeq
 
   def isClosed: Boolean = endingSequenceNumber.isDefined
+}
+
+object ShardInfo {
+  val MaxHashKey: BigInt = BigInt(2).pow(128) - 1
 }
 
 /** One record as read from a shard. `data` is not copied: do not mutate it. */

@@ -21,7 +21,10 @@ import software.amazon.awssdk.services.kinesis.KinesisClient
 object KinesisClientFactory {
 
   /** A new client; the caller closes it. No network I/O happens until the first call. */
-  def create(aws: AwsConfig): KinesisApi = {
+  def create(aws: AwsConfig): KinesisApi = createAdmin(aws)
+
+  /** A new client that can also create, delete and reshard streams; the caller closes it. */
+  def createAdmin(aws: AwsConfig): KinesisAdminApi = {
     val http = Apache5HttpClient
       .builder()
       .maxConnections(128)

@@ -9,17 +9,23 @@ import software.amazon.awssdk.core.exception.{SdkClientException, SdkException}
 import software.amazon.awssdk.core.SdkBytes
 import software.amazon.awssdk.http.SdkHttpClient
 import software.amazon.awssdk.services.kinesis.model.{
+  CreateStreamRequest,
+  DeleteStreamRequest,
   DescribeStreamSummaryRequest,
   ExpiredIteratorException,
   GetRecordsRequest,
   GetShardIteratorRequest,
   LimitExceededException,
   ListShardsRequest,
+  MergeShardsRequest,
   ProvisionedThroughputExceededException,
   PutRecordsRequest,
   PutRecordsRequestEntry,
   ResourceNotFoundException,
-  ShardIteratorType
+  ScalingType,
+  ShardIteratorType,
+  SplitShardRequest,
+  UpdateShardCountRequest
 }
 import software.amazon.awssdk.services.kinesis.KinesisClient
 
@@ -28,7 +34,7 @@ import software.amazon.awssdk.services.kinesis.KinesisClient
  * client and closes both.
  */
 private[sparkkinesis] final class SdkKinesisApi(client: KinesisClient, http: SdkHttpClient, val target: String)
-    extends KinesisApi {
+    extends KinesisAdminApi {
 
   override def describeStream(stream: String): StreamSummary = call("DescribeStreamSummary") {
     val summary = client
@@ -56,7 +62,8 @@ private[sparkkinesis] final class SdkKinesisApi(client: KinesisClient, http: Sdk
           Option(s.parentShardId()),
           Option(s.adjacentParentShardId()),
           range.startingSequenceNumber(),
-          Option(range.endingSequenceNumber())
+          Option(range.endingSequenceNumber()),
+          (BigInt(s.hashKeyRange().startingHashKey()), BigInt(s.hashKeyRange().endingHashKey()))
         )
       }
       Option(response.nextToken()) match {
@@ -116,6 +123,75 @@ private[sparkkinesis] final class SdkKinesisApi(client: KinesisClient, http: Sdk
     val response = client.putRecords(PutRecordsRequest.builder().streamName(stream).records(entries.asJava).build())
     response.records().asScala.toSeq.map { e =>
       PutResult(Option(e.shardId()), Option(e.sequenceNumber()), Option(e.errorCode()))
+    }
+  }
+
+  override def createStream(stream: String, shards: Int): Unit = {
+    call("CreateStream")(
+      client.createStream(CreateStreamRequest.builder().streamName(stream).shardCount(shards).build())
+    )
+    awaitActive(stream)
+  }
+
+  override def deleteStream(stream: String): Unit = {
+    call("DeleteStream")(client.deleteStream(DeleteStreamRequest.builder().streamName(stream).build()))
+    awaitStatus(stream)(_.isEmpty)
+  }
+
+  override def splitShard(stream: String, shardId: String, newStartingHashKey: String): Unit = {
+    call("SplitShard")(
+      client.splitShard(
+        SplitShardRequest
+          .builder()
+          .streamName(stream)
+          .shardToSplit(shardId)
+          .newStartingHashKey(newStartingHashKey)
+          .build()
+      )
+    )
+    awaitActive(stream)
+  }
+
+  override def mergeShards(stream: String, shardId: String, adjacentShardId: String): Unit = {
+    call("MergeShards")(
+      client.mergeShards(
+        MergeShardsRequest
+          .builder()
+          .streamName(stream)
+          .shardToMerge(shardId)
+          .adjacentShardToMerge(adjacentShardId)
+          .build()
+      )
+    )
+    awaitActive(stream)
+  }
+
+  override def updateShardCount(stream: String, shards: Int): Unit = {
+    call("UpdateShardCount")(
+      client.updateShardCount(
+        UpdateShardCountRequest
+          .builder()
+          .streamName(stream)
+          .targetShardCount(shards)
+          .scalingType(ScalingType.UNIFORM_SCALING)
+          .build()
+      )
+    )
+    awaitActive(stream)
+  }
+
+  private def awaitActive(stream: String): Unit = awaitStatus(stream)(_.contains("ACTIVE"))
+
+  /** Polls the stream's status (None once it is gone) until `done`, for at most two minutes. */
+  private def awaitStatus(stream: String)(done: Option[String] => Boolean): Unit = {
+    val deadline = System.nanoTime() + 120L * 1000 * 1000 * 1000
+    def status(): Option[String] =
+      try Some(describeStream(stream).status)
+      catch { case _: KinesisApiException.ResourceNotFound => None }
+    while (!done(status())) {
+      if (System.nanoTime() > deadline)
+        throw new IllegalStateException(s"Stream $stream did not settle within 2 minutes")
+      Thread.sleep(100)
     }
   }
 

@@ -1,0 +1,132 @@
+package io.github.sparkkinesis.config
+
+import java.time.Instant
+
+import io.github.sparkkinesis.errors.KinesisOptionException
+import org.scalatest.funsuite.AnyFunSuite
+
+class KinesisSourceConfigSuite extends AnyFunSuite {
+
+  private val base = Map("streamName" -> "orders", "region" -> "eu-west-1")
+
+  private def parse(options: Map[String, String], defaultRegion: Option[String] = None): KinesisSourceConfig =
+    KinesisSourceConfig(options, () => defaultRegion)
+
+  private def failure(options: Map[String, String]): String =
+    intercept[KinesisOptionException](parse(options)).getMessage
+
+  test("defaults are the documented ones") {
+    val config = parse(base)
+    assert(config.streams == Seq("orders"))
+    assert(config.initialPosition == InitialPosition.Latest)
+    assert(config.maxRecordsPerFetch == 10000)
+    assert(config.shardFetchIntervalMs == 1000)
+    assert(config.aws == AwsConfig("eu-west-1", None, AwsCredentialsConfig.DefaultChain))
+  }
+
+  test("keys are case-insensitive and several streams are comma-separated") {
+    val config = parse(Map("STREAMNAME" -> "orders, clicks", "Region" -> "us-east-2", "initialposition" -> "EARLIEST"))
+    assert(config.streams == Seq("orders", "clicks"))
+    assert(config.initialPosition == InitialPosition.TrimHorizon)
+    assert(config.aws.region == "us-east-2")
+  }
+
+  test("a missing streamName names the option and shows an example") {
+    val message = failure(Map("region" -> "us-east-1"))
+    assert(message.contains("'streamName' is required"))
+    assert(message.contains(""".option("streamName", "my-stream")"""))
+  }
+
+  test("bad stream names are refused with the reason") {
+    assert(failure(base + ("streamName" -> "a,,b")).contains("empty stream name"))
+    assert(failure(base + ("streamName" -> "orders/2024")).contains("'orders/2024' is not a stream name"))
+    assert(failure(base + ("streamName" -> "a,a")).contains("named twice"))
+  }
+
+  test("an unknown initialPosition shows the value and the accepted ones") {
+    val message = failure(base + ("initialPosition" -> "yesterday"))
+    assert(message.contains("'initialPosition'"))
+    assert(message.contains("'yesterday'"))
+    assert(message.contains("latest, trim_horizon, earliest, or at_timestamp"))
+  }
+
+  test("at_timestamp in the documented default format, with a time zone name") {
+    val config = parse(base + ("initialPosition" -> """{"at_timestamp": "06/25/2020 10:23:45 PDT"}"""))
+    assert(config.initialPosition == InitialPosition.AtTimestamp(Instant.parse("2020-06-25T17:23:45Z").toEpochMilli))
+  }
+
+  test("at_timestamp with an explicit format") {
+    val json = """{"at_timestamp": "2020-06-25 10:23:45 +0200", "format": "yyyy-MM-dd HH:mm:ss Z"}"""
+    val config = parse(base + ("initialPosition" -> json))
+    assert(config.initialPosition == InitialPosition.AtTimestamp(Instant.parse("2020-06-25T08:23:45Z").toEpochMilli))
+  }
+
+  test("at_timestamp in ISO-8601") {
+    val config = parse(base + ("initialPosition" -> """{"at_timestamp": "2020-06-25T17:23:45Z"}"""))
+    assert(config.initialPosition == InitialPosition.AtTimestamp(Instant.parse("2020-06-25T17:23:45Z").toEpochMilli))
+  }
+
+  test("malformed at_timestamp values say what is wrong") {
+    assert(failure(base + ("initialPosition" -> "at_timestamp")).contains("needs a timestamp"))
+    assert(failure(base + ("initialPosition" -> "{at_timestamp}")).contains("not valid JSON"))
+    assert(failure(base + ("initialPosition" -> """{"timestamp": "x"}""")).contains("no field \"at_timestamp\""))
+    assert(failure(base + ("initialPosition" -> """{"at_timestamp": "June 25"}""")).contains("add a \"format\" field"))
+    val wrongFormat = """{"at_timestamp": "06/25/2020", "format": "yyyy-MM-dd"}"""
+    assert(failure(base + ("initialPosition" -> wrongFormat)).contains("does not match the format 'yyyy-MM-dd'"))
+  }
+
+  test("numbers must be positive and within Kinesis limits") {
+    assert(failure(base + ("maxRecordsPerFetch" -> "0")).contains("at least 1"))
+    assert(failure(base + ("maxRecordsPerFetch" -> "-5")).contains("at least 1"))
+    assert(failure(base + ("maxRecordsPerFetch" -> "10001")).contains("at most 10000"))
+    assert(failure(base + ("maxRecordsPerFetch" -> "lots")).contains("expected a whole number"))
+  }
+
+  test("durations take a unit") {
+    assert(parse(base + ("shardFetchInterval" -> "2m")).shardFetchIntervalMs == 120000)
+    assert(parse(base + ("shardFetchInterval" -> "250ms")).shardFetchIntervalMs == 250)
+    assert(failure(base + ("shardFetchInterval" -> "5")).contains("expected a number followed by a unit"))
+    assert(failure(base + ("shardFetchInterval" -> "5 fortnights")).contains("not a duration unit"))
+  }
+
+  test("the region comes from the option, else the endpoint, else the default chain") {
+    assert(parse(base).aws.region == "eu-west-1")
+    val fromEndpoint = parse(Map("streamName" -> "s", "endpoint" -> "kinesis.ap-south-1.amazonaws.com"))
+    assert(fromEndpoint.aws.region == "ap-south-1")
+    assert(fromEndpoint.aws.endpoint.contains("https://kinesis.ap-south-1.amazonaws.com"))
+    val vpce = parse(Map("streamName" -> "s", "endpoint" -> "https://vpce-0a1b.kinesis.us-west-2.vpce.amazonaws.com"))
+    assert(vpce.aws.region == "us-west-2")
+    assert(parse(Map("streamName" -> "s"), defaultRegion = Some("sa-east-1")).aws.region == "sa-east-1")
+  }
+
+  test("no region anywhere says how to set one") {
+    val message = failure(Map("streamName" -> "s", "endpoint" -> "http://127.0.0.1:4567"))
+    assert(message.contains("KINESIS_REGION_UNKNOWN"))
+    assert(message.contains(""".option("region", "us-east-1")"""))
+  }
+
+  test("an endpoint that is not a URL is refused") {
+    assert(failure(base + ("endpoint" -> "ftp://kinesis.example.com")).contains("scheme must be http or https"))
+    assert(failure(base + ("endpoint" -> "http://")).contains("'endpoint'"))
+  }
+
+  test("static keys are used together; a secret never appears in messages or toString") {
+    val config = parse(base ++ Map("awsAccessKey" -> "AKIAEXAMPLEKEY12", "awsSecretKey" -> "s3cr3t-VALUE"))
+    assert(
+      config.aws.credentials ==
+        AwsCredentialsConfig.StaticKeys("AKIAEXAMPLEKEY12", new Secret("s3cr3t-VALUE"), None)
+    )
+    assert(!config.toString.contains("s3cr3t-VALUE"))
+    assert(!config.toString.contains("AKIAEXAMPLEKEY12"))
+    assert(failure(base + ("awsAccessKey" -> "AKIA1")).contains("'awsSecretKey' is required"))
+    assert(failure(base + ("awsSecretKey" -> "s3cr3t-VALUE")).contains("'awsAccessKey' is required"))
+    val blank = failure(base ++ Map("awsAccessKey" -> "AKIA1", "awsSecretKey" -> "  "))
+    assert(blank.contains("'awsSecretKey' has an invalid value *****"))
+  }
+
+  test("the description shown in plans and progress names the streams and nothing else") {
+    val config =
+      parse(Map("streamName" -> "a,b", "region" -> "us-east-1", "awsAccessKey" -> "AK", "awsSecretKey" -> "sk"))
+    assert(config.description == "KinesisV2[a,b]")
+  }
+}

@@ -1,0 +1,59 @@
+package io.github.sparkkinesis.fetch
+
+import io.github.sparkkinesis.errors.KinesisConnectorException
+import io.github.sparkkinesis.offsets.{ShardKey, ShardPosition}
+import io.github.sparkkinesis.testing.{FakeKinesisApi, ManualClock}
+import org.scalatest.funsuite.AnyFunSuite
+
+class ShardRangeReaderSuite extends AnyFunSuite {
+
+  private val clock = new ManualClock()
+
+  private def setUp(records: Int): (FakeKinesisApi, ShardKey, Seq[String]) = {
+    val api = new FakeKinesisApi(clock)
+    val shard = api.createStream("s", 1).head
+    val seqs = (1 to records).map(i => api.put("s", shard, s"r$i"))
+    (api, ShardKey("s", shard), seqs)
+  }
+
+  private def read(api: FakeKinesisApi, key: ShardKey, start: ShardPosition, end: String, perCall: Int = 10) =
+    new ShardRangeReader(api, key, start, end, perCall, clock).map(_.sequenceNumber).toVector
+
+  test("reads exactly the range: after the start, up to and including the end") {
+    val (api, key, seqs) = setUp(30)
+    assert(read(api, key, ShardPosition.After(seqs(4)), seqs(20), perCall = 7) == seqs.slice(5, 21))
+    assert(read(api, key, ShardPosition.TrimHorizon, seqs(2)) == seqs.take(3))
+  }
+
+  test("records beyond the end are never returned, even when one call fetches them") {
+    val (api, key, seqs) = setUp(30)
+    assert(read(api, key, ShardPosition.TrimHorizon, seqs(4), perCall = 100) == seqs.take(5))
+  }
+
+  test("an expired iterator is renewed after the last record fetched, without repeats or gaps") {
+    val (api, key, seqs) = setUp(25)
+    val reader = new ShardRangeReader(api, key, ShardPosition.TrimHorizon, seqs.last, 10, clock)
+    val first = reader.take(12).map(_.sequenceNumber).toVector
+    api.expireIterators()
+    val rest = reader.map(_.sequenceNumber).toVector
+    assert(first ++ rest == seqs)
+    assert(api.calls("GetShardIterator") == 2)
+  }
+
+  test("throttled calls are retried after a backoff") {
+    val (api, key, seqs) = setUp(5)
+    api.throttleNextGetRecords = 3
+    assert(read(api, key, ShardPosition.TrimHorizon, seqs.last) == seqs)
+    assert(clock.slept > 0)
+  }
+
+  test("a closed shard that ends before the range does fails the task with the reason") {
+    val (api, key, seqs) = setUp(5)
+    api.split("s", key.shardId)
+    val e = intercept[KinesisConnectorException](
+      read(api, key, ShardPosition.TrimHorizon, "49700000000000000000000000000000000000000000000000000000")
+    )
+    assert(e.getMessage.contains("KINESIS_RANGE_INCOMPLETE"))
+    assert(e.getMessage.contains(seqs.last))
+  }
+}

@@ -1,0 +1,118 @@
+package io.github.sparkkinesis.shards
+
+import scala.collection.mutable
+
+import io.github.sparkkinesis.client.ShardInfo
+import io.github.sparkkinesis.fetch.{ShardRangeReader, ShardTipProbe}
+import io.github.sparkkinesis.offsets.{ShardKey, ShardPosition}
+import io.github.sparkkinesis.testing.{FakeKinesisApi, ManualClock}
+import org.scalacheck.Gen
+import org.scalatest.funsuite.AnyFunSuite
+import org.scalatestplus.scalacheck.ScalaCheckPropertyChecks
+
+class ShardLineageSuite extends AnyFunSuite with ScalaCheckPropertyChecks {
+
+  private def info(id: String, parents: String*): ShardInfo =
+    ShardInfo(id, parents.headOption, parents.drop(1).headOption, "0", None)
+
+  private def key(id: String) = ShardKey("s", id)
+
+  test("new shards are read from their start") {
+    val tracked = ShardLineage.track(
+      Map(key("a") -> ShardPosition.ShardEnd),
+      Map(key("a") -> info("a"), key("b") -> info("b", "a"))
+    )
+    assert(tracked == Map(key("a") -> ShardPosition.ShardEnd, key("b") -> ShardPosition.TrimHorizon))
+  }
+
+  test("a child waits until every tracked parent is read to its end") {
+    val listed = Map(key("p1") -> info("p1"), key("p2") -> info("p2"), key("c") -> info("c", "p1", "p2"))
+    val waiting = Map(
+      key("p1") -> ShardPosition.ShardEnd,
+      key("p2") -> ShardPosition.After("5"),
+      key("c") -> ShardPosition.TrimHorizon
+    )
+    assert(!ShardLineage.readable(key("c"), waiting, listed))
+    assert(ShardLineage.readable(key("p2"), waiting, listed))
+    val done = waiting + (key("p2") -> ShardPosition.ShardEnd)
+    assert(ShardLineage.readable(key("c"), done, listed))
+    assert(!ShardLineage.readable(key("p2"), done, listed))
+  }
+
+  test("a parent no longer tracked (expired, or finished before the query began) does not hold back its child") {
+    val listed = Map(key("c") -> info("c", "gone"))
+    assert(ShardLineage.readable(key("c"), Map(key("c") -> ShardPosition.TrimHorizon), listed))
+  }
+
+  test("finished shards leave the offsets once Kinesis stops listing them; unfinished ones stay") {
+    val positions = Map(key("done") -> ShardPosition.ShardEnd, key("open") -> ShardPosition.After("3"))
+    assert(ShardLineage.track(positions, Map.empty) == Map(key("open") -> ShardPosition.After("3")))
+  }
+
+  // ---- property: across any sequence of splits and merges, no shard is read before its parents ----
+
+  private sealed trait Step
+  private case class Put(n: Int) extends Step
+  private case class Split(pick: Int) extends Step
+  private case class Merge(pick: Int) extends Step
+  private case object Batch extends Step
+
+  private val steps: Gen[List[Step]] = Gen.listOfN(
+    40,
+    Gen.frequency(
+      4 -> Gen.choose(1, 5).map(Put),
+      1 -> Gen.choose(0, 100).map(Split),
+      1 -> Gen.choose(0, 100).map(Merge),
+      3 -> Gen.const(Batch)
+    )
+  )
+
+  test("property: every record is read exactly once, and no shard is read before all of its parents are finished") {
+    forAll(Gen.choose(1, 3), steps) { (initialShards, plan) =>
+      val clock = new ManualClock()
+      val api = new FakeKinesisApi(clock)
+      api.createStream("s", initialShards)
+      val probe = new ShardTipProbe(api, maxRecordsPerFetch = 3)
+      val written = mutable.ArrayBuffer.empty[String]
+      val read = mutable.ArrayBuffer.empty[String]
+      var positions = Map.empty[ShardKey, ShardPosition]
+      def open() = api.listShards("s", 100).filterNot(_.isClosed).map(_.shardId)
+
+      def batch(): Unit = {
+        val listed = api.listShards("s", 100).map(i => key(i.shardId) -> i).toMap
+        val tracked = ShardLineage.track(positions, listed)
+        val end = tracked ++ tracked.keys
+          .filter(ShardLineage.readable(_, tracked, listed))
+          .map(k => k -> probe.advance(k, tracked(k)))
+        end.foreach {
+          case (k, ShardPosition.After(seq)) if !tracked.get(k).contains(ShardPosition.After(seq)) =>
+            listed(k).parents.foreach { p =>
+              assert(tracked.get(key(p)).forall(_ == ShardPosition.ShardEnd), s"${k.shardId} read before its parent $p")
+            }
+            read ++= new ShardRangeReader(api, k, tracked(k), seq, 3, clock).map(r => new String(r.data, "UTF-8"))
+          case _ =>
+        }
+        positions = end
+      }
+
+      plan.foreach {
+        case Put(n) =>
+          val shards = open()
+          (1 to n).foreach { i =>
+            val data = s"r${written.size}"
+            api.put("s", shards(i % shards.size), data)
+            written += data
+          }
+        case Split(pick) =>
+          val shards = open()
+          api.split("s", shards(pick % shards.size))
+        case Merge(pick) =>
+          val shards = open()
+          if (shards.size >= 2) api.merge("s", shards(pick % shards.size), shards((pick + 1) % shards.size))
+        case Batch => batch()
+      }
+      (1 to 200).foreach(_ => batch())
+      assert(read.sorted == written.sorted, "every record read once")
+    }
+  }
+}
