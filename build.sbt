@@ -127,6 +127,7 @@ lazy val connector = (project in file("connector-jvm"))
       "-Dspark.local.ip=127.0.0.1",
       "-Daws.ec2MetadataDisabled=true"
     ),
+    Test / javaOptions += s"-Dkinesis.test.root=${(ThisBuild / baseDirectory).value}",
     Test / envVars ++= Map("SPARK_LOCAL_IP" -> "127.0.0.1", "AWS_EC2_METADATA_DISABLED" -> "true"),
     Test / testOptions += Tests.Argument(TestFrameworks.ScalaTest, "-oDF")
   )

@@ -6,6 +6,7 @@ import scala.annotation.tailrec
 
 import io.github.sparkkinesis.client.{IteratorStart, KinesisApi, KinesisApiException}
 import io.github.sparkkinesis.offsets.{ShardKey, ShardPosition}
+import io.github.sparkkinesis.util.Clock
 import org.slf4j.LoggerFactory
 
 /**
@@ -13,9 +14,11 @@ import org.slf4j.LoggerFactory
  * task reads: one GetRecords call of at most `maxRecordsPerFetch` records from the shard's position, whose
  * last sequence number becomes the batch's end in that shard. The iterator of each probe is kept for the
  * next one, so a shard is not asked for a new iterator every batch and stretches without records are
- * skipped once. Thread-safe: shards are probed in parallel, each by one thread at a time.
+ * skipped once. A shard is asked at most once per `minIntervalMs` (Kinesis allows five GetRecords calls per
+ * second and shard), however often Spark asks for offsets. Thread-safe: shards are probed in parallel, each
+ * by one thread at a time.
  */
-final class ShardTipProbe(api: KinesisApi, maxRecordsPerFetch: Int) {
+final class ShardTipProbe(api: KinesisApi, maxRecordsPerFetch: Int, minIntervalMs: Long, clock: Clock) {
   import ShardTipProbe._
 
   private val log = LoggerFactory.getLogger(getClass)
@@ -25,8 +28,13 @@ final class ShardTipProbe(api: KinesisApi, maxRecordsPerFetch: Int) {
   def advance(key: ShardKey, from: ShardPosition): ShardPosition = from.resumeAt match {
     case None => from
     case Some(start) =>
-      val cached = Option(cursors.get(key)).filter(_.position == from).map(_.iterator)
-      poll(key, from, start, cached.getOrElse(api.getShardIterator(key.stream, key.shardId, start)), polls = 1)
+      val cached = Option(cursors.get(key)).filter(_.position == from)
+      cached match {
+        case Some(cursor) if clock.nowMillis() - cursor.polledAt < minIntervalMs => from
+        case _ =>
+          val iterator = cached.map(_.iterator).getOrElse(api.getShardIterator(key.stream, key.shardId, start))
+          poll(key, from, start, iterator, polls = 1)
+      }
   }
 
   @tailrec
@@ -54,13 +62,13 @@ final class ShardTipProbe(api: KinesisApi, maxRecordsPerFetch: Int) {
         (batch.records.lastOption, batch.nextIterator) match {
           case (Some(last), next) =>
             val position = ShardPosition.After(last.sequenceNumber)
-            next.fold[Unit](cursors.remove(key))(i => cursors.put(key, Cursor(position, i)))
+            next.fold[Unit](cursors.remove(key))(i => cursors.put(key, Cursor(position, i, clock.nowMillis())))
             position
           case (None, None) =>
             cursors.remove(key)
             ShardPosition.ShardEnd
           case (None, Some(next)) =>
-            cursors.put(key, Cursor(from, next))
+            cursors.put(key, Cursor(from, next, clock.nowMillis()))
             if (batch.millisBehindLatest > 0 && polls < MaxPolls) poll(key, from, start, next, polls + 1) else from
         }
     }
@@ -75,5 +83,6 @@ object ShardTipProbe {
   /** Calls per probe while a shard answers nothing yet is still behind its tip. */
   val MaxPolls = 5
 
-  private final case class Cursor(position: ShardPosition, iterator: String)
+  /** Where the next probe of a shard continues, and when the shard was last asked. */
+  private final case class Cursor(position: ShardPosition, iterator: String, polledAt: Long)
 }

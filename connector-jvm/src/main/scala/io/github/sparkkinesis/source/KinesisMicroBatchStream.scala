@@ -43,7 +43,7 @@ final class KinesisMicroBatchStream(
   }
   private lazy val discovery =
     new ShardDiscovery(api, config.streams, ListShardsPageSize, config.shardFetchIntervalMs, clock)
-  private lazy val probe = new ShardTipProbe(api, config.maxRecordsPerFetch)
+  private lazy val probe = new ShardTipProbe(api, config.maxRecordsPerFetch, MinProbeIntervalMs, clock)
   private var probePoolInUse = Option.empty[ExecutorService]
   private lazy val probePool: ExecutorService = {
     val pool = DaemonThreads.pool("kinesis-shard-probe", ProbeThreads)
@@ -137,4 +137,7 @@ final class KinesisMicroBatchStream(
 object KinesisMicroBatchStream {
   val ListShardsPageSize = 100
   val ProbeThreads = 8
+
+  /** Kinesis allows five GetRecords calls per second and shard. */
+  val MinProbeIntervalMs = 200L
 }

@@ -72,7 +72,7 @@ class ShardLineageSuite extends AnyFunSuite with ScalaCheckPropertyChecks {
       val clock = new ManualClock()
       val api = new FakeKinesisApi(clock)
       api.createStream("s", initialShards)
-      val probe = new ShardTipProbe(api, maxRecordsPerFetch = 3)
+      val probe = new ShardTipProbe(api, maxRecordsPerFetch = 3, minIntervalMs = 0, clock)
       val written = mutable.ArrayBuffer.empty[String]
       val read = mutable.ArrayBuffer.empty[String]
       var positions = Map.empty[ShardKey, ShardPosition]

@@ -29,8 +29,10 @@ class KinesisMicroBatchStreamSuite extends AnyFunSuite {
     )
     val stream = newStream()
 
-    def latest(from: KinesisSourceOffset): KinesisSourceOffset =
+    def latest(from: KinesisSourceOffset): KinesisSourceOffset = {
+      clock.advance(KinesisMicroBatchStream.MinProbeIntervalMs)
       stream.latestOffset(from, ReadLimit.allAvailable()).asInstanceOf[KinesisSourceOffset]
+    }
 
     def ranges(from: KinesisSourceOffset, to: KinesisSourceOffset): Seq[(String, ShardPosition, String)] =
       stream.planInputPartitions(from, to).toSeq.map { p =>

@@ -1,0 +1,194 @@
+package io.github.sparkkinesis.integration
+
+import java.nio.charset.StandardCharsets.UTF_8
+import java.sql.Timestamp
+import java.time.Instant
+
+import io.github.sparkkinesis.client.{PutRecord, PutResult}
+import io.github.sparkkinesis.testing.{KinesisEmulator, SparkStreamingSuite}
+import org.apache.spark.sql.{DataFrame, Row}
+import org.apache.spark.sql.streaming.StreamingQuery
+import org.scalatest.funsuite.AnyFunSuite
+import org.scalatest.Tag
+
+object Integration extends Tag("integration")
+
+/** Reads through Spark from a real Kinesis API: kinesis-local by default, or KINESIS_ENDPOINT. */
+class KinesisSourceIntegrationSuite extends AnyFunSuite with KinesisEmulator with SparkStreamingSuite {
+
+  /** What identifies a record, and what it carries. */
+  private case class Seen(stream: String, shardId: String, seq: String, partitionKey: String, data: String)
+
+  private def put(stream: String, values: Seq[String]): Seq[PutResult] =
+    values.grouped(500).toSeq.flatMap { group =>
+      val results = admin.putRecords(stream, group.map(v => PutRecord(s"key-${v.hashCode % 17}", v.getBytes(UTF_8))))
+      assert(results.forall(_.succeeded), results.filterNot(_.succeeded))
+      results
+    }
+
+  private def read(streams: String*)(options: (String, String)*): DataFrame =
+    spark.readStream
+      .format("kinesis")
+      .option("streamName", streams.mkString(","))
+      .option("endpoint", endpoint)
+      .option("region", region)
+      .options(credentialOptions)
+      .options(options.toMap)
+      .load()
+
+  private def seen(rows: Seq[Row]): Seq[Seen] = rows.map { r =>
+    Seen(
+      r.getAs[String]("stream"),
+      r.getAs[String]("shardId"),
+      r.getAs[String]("sequenceNumber"),
+      r.getAs[String]("partitionKey"),
+      new String(r.getAs[Array[Byte]]("data"), UTF_8)
+    )
+  }
+
+  private def expected(stream: String, values: Seq[String], results: Seq[PutResult]): Seq[Seen] =
+    values.zip(results).map { case (v, r) =>
+      Seen(stream, r.shardId.get, r.sequenceNumber.get, s"key-${v.hashCode % 17}", v)
+    }
+
+  private def runUntil(collector: SparkStreamingSuite#BatchCollector, query: StreamingQuery, count: Int): Seq[Seen] = {
+    eventually(s"$count rows", query = Some(query))(collector.rows.size >= count)
+    query.stop()
+    seen(collector.rows)
+  }
+
+  test("reads every record of a multi-shard stream exactly once, with its columns", Integration) {
+    val stream = newStream(shards = 3)
+    val values = (1 to 600).map(i => s"record-$i")
+    val results = put(stream, values)
+    val collector = new BatchCollector
+    val query = collector.start(read(stream)("initialPosition" -> "trim_horizon"), newCheckpoint())
+    val rows = runUntil(collector, query, values.size)
+    assert(rows.sortBy(_.seq) == expected(stream, values, results).sortBy(_.seq))
+    val arrival = collector.rows.map(_.getAs[Timestamp]("approximateArrivalTimestamp").toInstant)
+    assert(arrival.forall(t => t.isAfter(Instant.now().minusSeconds(600)) && t.isBefore(Instant.now().plusSeconds(60))))
+  }
+
+  test("a restarted query continues where it stopped: nothing lost, nothing repeated", Integration) {
+    val stream = newStream(shards = 2)
+    val checkpoint = newCheckpoint()
+    val first = (1 to 200).map(i => s"first-$i")
+    val firstResults = put(stream, first)
+    val collector = new BatchCollector
+    val before =
+      runUntil(collector, collector.start(read(stream)("initialPosition" -> "trim_horizon"), checkpoint), first.size)
+    assert(before.sortBy(_.seq) == expected(stream, first, firstResults).sortBy(_.seq))
+
+    val second = (1 to 300).map(i => s"second-$i")
+    val secondResults = put(stream, second)
+    val again = new BatchCollector
+    val query = again.start(read(stream)("initialPosition" -> "trim_horizon"), checkpoint)
+    val after = runUntil(again, query, second.size)
+    assert(after.sortBy(_.seq) == expected(stream, second, secondResults).sortBy(_.seq))
+    assert(again.batchIds.min > collector.batchIds.max, "batch ids continue from the checkpoint")
+  }
+
+  test("reads several streams in one query", Integration) {
+    val (s1, s2) = (newStream(shards = 1), newStream(shards = 2))
+    val v1 = (1 to 50).map(i => s"one-$i")
+    val v2 = (1 to 70).map(i => s"two-$i")
+    val r1 = put(s1, v1)
+    val r2 = put(s2, v2)
+    val collector = new BatchCollector
+    val rows = runUntil(collector, collector.start(read(s1, s2)("initialPosition" -> "earliest"), newCheckpoint()), 120)
+    assert(rows.sortBy(r => (r.stream, r.seq)) == (expected(s1, v1, r1) ++ expected(s2, v2, r2)).sortBy(r =>
+      (r.stream, r.seq)))
+  }
+
+  test("latest reads only what arrives after the query started", Integration) {
+    val stream = newStream(shards = 2)
+    put(stream, (1 to 20).map(i => s"old-$i"))
+    val collector = new BatchCollector
+    val query = collector.start(read(stream)(), newCheckpoint())
+    eventually("the first batch", query = Some(query))(query.lastProgress != null)
+    val fresh = (1 to 30).map(i => s"new-$i")
+    val results = put(stream, fresh)
+    val rows = runUntil(collector, query, fresh.size)
+    assert(rows.sortBy(_.seq) == expected(stream, fresh, results).sortBy(_.seq))
+  }
+
+  test("at_timestamp reads what arrived at or after the instant, in the documented JSON form", Integration) {
+    val stream = newStream(shards = 1)
+    put(stream, (1 to 20).map(i => s"before-$i"))
+    Thread.sleep(1500)
+    val instant = Instant.now()
+    Thread.sleep(1500)
+    val after = (1 to 25).map(i => s"after-$i")
+    val results = put(stream, after)
+    val json = s"""{"at_timestamp": "${instant.toString}"}"""
+    val collector = new BatchCollector
+    val rows =
+      runUntil(collector, collector.start(read(stream)("initialPosition" -> json), newCheckpoint()), after.size)
+    assert(rows.sortBy(_.seq) == expected(stream, after, results).sortBy(_.seq))
+  }
+
+  test("a stream that does not exist fails the query naming the stream and the endpoint", Integration) {
+    val collector = new BatchCollector
+    val query = collector.start(read("no-such-stream")("initialPosition" -> "trim_horizon"), newCheckpoint())
+    eventually("the query to fail")(query.exception.isDefined)
+    val message = query.exception.get.getMessage
+    assert(message.contains("Stream 'no-such-stream' was not found"), message)
+    assert(message.contains(endpoint), message)
+    assert(!message.contains(KinesisEmulator.SecretKey), message)
+  }
+
+  test("an unreachable endpoint fails the query naming the endpoint", Integration) {
+    val closed = s"http://127.0.0.1:${KinesisEmulator.freePort()}"
+    val df = spark.readStream
+      .format("kinesis")
+      .option("streamName", "anything")
+      .option("endpoint", closed)
+      .option("region", region)
+      .options(credentialOptions)
+      .load()
+    val query = new BatchCollector().start(df, newCheckpoint())
+    eventually("the query to fail")(query.exception.isDefined)
+    val message = query.exception.get.getMessage
+    assert(message.contains("KINESIS_ENDPOINT_UNREACHABLE"), message)
+    assert(message.contains(closed), message)
+  }
+
+  test("secret values never reach logs, error messages, plans, progress reports or the UI's data", Integration) {
+    val secret = s"SECRET-SENTINEL-${java.util.UUID.randomUUID()}"
+    val token = s"TOKEN-SENTINEL-${java.util.UUID.randomUUID()}"
+    val secretOptions =
+      Map("awsAccessKey" -> KinesisEmulator.AccessKey, "awsSecretKey" -> secret, "awsSessionToken" -> token)
+    assume(credentialOptions.nonEmpty, "needs the emulator, which accepts any secret")
+    val stream = newStream(shards = 1)
+    put(stream, (1 to 10).map(i => s"v$i"))
+    val df = read(stream)(("initialPosition" -> "trim_horizon") +: secretOptions.toSeq: _*)
+    val collector = new BatchCollector
+    val query = collector.start(df, newCheckpoint())
+    eventually("10 rows", query = Some(query))(collector.rows.size >= 10)
+    query.stop()
+    val failing = new BatchCollector().start(read("missing-stream")(secretOptions.toSeq: _*), newCheckpoint())
+    eventually("the query to fail")(failing.exception.isDefined)
+
+    val classic = spark.asInstanceOf[org.apache.spark.sql.classic.SparkSession]
+    val uiData = classic.sharedState.statusStore.executionsList().flatMap { e =>
+      Seq(e.description, e.details, e.physicalPlanDescription)
+    }
+    val places = Map(
+      "the plan" -> df.queryExecution.toString,
+      "the explained plan" -> df.queryExecution.explainString(org.apache.spark.sql.execution.ExtendedMode),
+      "the progress" -> query.recentProgress.map(_.json).mkString("\n"),
+      "the error" -> {
+        val w = new java.io.StringWriter(); failing.exception.get.printStackTrace(new java.io.PrintWriter(w));
+        w.toString
+      },
+      "the SQL UI" -> uiData.mkString("\n"),
+      "the logs" -> new String(java.nio.file.Files.readAllBytes(java.nio.file.Paths.get("target/test.log")), UTF_8)
+    )
+    assert(places("the progress").contains(s"KinesisV2[$stream]"))
+    assert(places("the logs").contains(stream), "the log file is the one this run writes")
+    places.foreach { case (where, text) =>
+      assert(!text.contains(secret), s"the secret key appears in $where")
+      assert(!text.contains(token), s"the session token appears in $where")
+    }
+  }
+}

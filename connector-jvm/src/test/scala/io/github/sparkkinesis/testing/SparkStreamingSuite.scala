@@ -1,0 +1,67 @@
+package io.github.sparkkinesis.testing
+
+import java.nio.file.Files
+import java.util.concurrent.ConcurrentHashMap
+
+import scala.jdk.CollectionConverters._
+
+import org.apache.spark.sql.{DataFrame, Row, SparkSession}
+import org.apache.spark.sql.streaming.StreamingQuery
+import org.scalatest.{BeforeAndAfterAll, Suite}
+
+/** A local Spark session for a suite, and an idempotent sink that keeps each batch's rows by batch id. */
+trait SparkStreamingSuite extends BeforeAndAfterAll { self: Suite =>
+
+  @volatile private var session: SparkSession = _
+  def spark: SparkSession = session
+
+  override protected def beforeAll(): Unit = {
+    super.beforeAll()
+    session = SparkSession
+      .builder()
+      .master("local[2]")
+      .appName(suiteName)
+      .config("spark.ui.enabled", "false")
+      .config("spark.sql.shuffle.partitions", "2")
+      .config("spark.driver.host", "127.0.0.1")
+      .config("spark.driver.bindAddress", "127.0.0.1")
+      .getOrCreate()
+  }
+
+  override protected def afterAll(): Unit =
+    try {
+      if (session != null) {
+        session.streams.active.foreach(_.stop())
+        session.stop()
+      }
+    } finally super.afterAll()
+
+  def newCheckpoint(): String = Files.createTempDirectory("kinesis-checkpoint").toString
+
+  /**
+   * Collects what a query writes, replacing a batch's rows if Spark writes the batch again: the
+   * idempotent sink that exactly-once delivery is judged by.
+   */
+  final class BatchCollector {
+    private val batches = new ConcurrentHashMap[Long, Seq[Row]]()
+
+    def start(df: DataFrame, checkpoint: String): StreamingQuery =
+      df.writeStream
+        .option("checkpointLocation", checkpoint)
+        .foreachBatch((batch: DataFrame, id: Long) => { batches.put(id, batch.collect().toSeq); () })
+        .start()
+
+    def rows: Seq[Row] = batches.asScala.toSeq.sortBy(_._1).flatMap(_._2)
+    def batchIds: Seq[Long] = batches.keySet().asScala.toSeq.sorted
+  }
+
+  /** Waits until `done` holds or `seconds` pass; fails with `what` and the query's error, if any. */
+  def eventually(what: String, seconds: Int = 60, query: Option[StreamingQuery] = None)(done: => Boolean): Unit = {
+    val deadline = System.nanoTime() + seconds * 1000000000L
+    while (!done) {
+      query.flatMap(_.exception).foreach(e => throw new AssertionError(s"query failed while waiting for $what", e))
+      if (System.nanoTime() > deadline) throw new AssertionError(s"timed out after ${seconds}s waiting for $what")
+      Thread.sleep(100)
+    }
+  }
+}
