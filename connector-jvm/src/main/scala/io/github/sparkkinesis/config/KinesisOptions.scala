@@ -84,5 +84,14 @@ object KinesisOptions {
 
   private val byLowerKey: Map[String, OptionSpec[_]] = all.map(s => s.lowerKey -> s).toMap
 
+  /** The README's option table, generated from the declarations above (a test keeps the README in step). */
+  def markdownTable: String = {
+    val rows = all.map { s =>
+      val default = s.default.map(d => s"`$d`").getOrElse(if (s == StreamName) "required" else "")
+      s"| `${s.key}` | $default | ${s.doc.replace("|", "\\|")} |"
+    }
+    ("| option | default | meaning |" +: "| --- | --- | --- |" +: rows).mkString("\n")
+  }
+
   def find(key: String): Option[OptionSpec[_]] = byLowerKey.get(key.toLowerCase(java.util.Locale.ROOT))
 }
