@@ -60,9 +60,11 @@ object InitialPosition {
         val text = n.get("at_timestamp").asText()
         val explicitFormat = Option(n.get("format")).map(_.asText())
         val millis = explicitFormat match {
-          case Some(format) => parseWithPattern(text, format).toRight(s"'$text' does not match the format '$format'")
+          case Some(format) =>
+            dateFormat(format).flatMap(f => parseWith(text, f).toRight(s"'$text' does not match the format '$format'"))
           case None =>
-            parseWithPattern(text, DefaultTimestampFormat)
+            dateFormat(DefaultTimestampFormat).toOption
+              .flatMap(parseWith(text, _))
               .orElse(parseIso(text))
               .toRight(s"'$text' matches neither '$DefaultTimestampFormat' nor ISO-8601; add a \"format\" field")
         }
@@ -70,11 +72,14 @@ object InitialPosition {
     }
   }
 
-  private def parseWithPattern(text: String, pattern: String): Option[Long] = {
-    val format =
-      try new SimpleDateFormat(pattern, Locale.US)
-      catch { case _: IllegalArgumentException => return None }
-    format.setLenient(false)
+  private def dateFormat(pattern: String): Either[String, SimpleDateFormat] =
+    try {
+      val format = new SimpleDateFormat(pattern, Locale.US)
+      format.setLenient(false)
+      Right(format)
+    } catch { case e: IllegalArgumentException => Left(s"'$pattern' is not a date format (${e.getMessage})") }
+
+  private def parseWith(text: String, format: SimpleDateFormat): Option[Long] = {
     val position = new ParsePosition(0)
     val date = format.parse(text, position)
     if (date == null || position.getIndex != text.length) None else Some(date.getTime)

@@ -73,6 +73,8 @@ class KinesisSourceConfigSuite extends AnyFunSuite {
     assert(failure(base + ("initialPosition" -> """{"at_timestamp": "June 25"}""")).contains("add a \"format\" field"))
     val wrongFormat = """{"at_timestamp": "06/25/2020", "format": "yyyy-MM-dd"}"""
     assert(failure(base + ("initialPosition" -> wrongFormat)).contains("does not match the format 'yyyy-MM-dd'"))
+    val badPattern = """{"at_timestamp": "06/25/2020", "format": "qqq"}"""
+    assert(failure(base + ("initialPosition" -> badPattern)).contains("'qqq' is not a date format"))
   }
 
   test("numbers must be positive and within Kinesis limits") {
