@@ -10,7 +10,7 @@ object ApiFailures {
     catch {
       case e: KinesisApiException.ResourceNotFound => throw KinesisErrors.streamNotFound(stream, api.target, e)
       case e: KinesisApiException.AccessDenied => throw KinesisErrors.accessDenied(e.action, stream, api.target, e)
-      case e: KinesisApiException.Unreachable => throw KinesisErrors.endpointUnreachable(api.target, e)
+      case e: KinesisApiException.Unreachable => throw KinesisErrors.endpointUnreachable(stream, api.target, e)
       case e: KinesisApiException.Failed => throw KinesisErrors.kinesisCallFailed(action, stream, api.target, e)
     }
 }

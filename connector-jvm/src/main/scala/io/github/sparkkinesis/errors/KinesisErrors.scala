@@ -44,10 +44,11 @@ object KinesisErrors {
       cause
     )
 
-  def endpointUnreachable(where: String, cause: Throwable): KinesisConnectorException =
+  def endpointUnreachable(stream: String, where: String, cause: Throwable): KinesisConnectorException =
     new KinesisConnectorException(
       "KINESIS_ENDPOINT_UNREACHABLE",
-      s"Could not reach Kinesis at $where: ${rootMessage(cause)}. Check the options 'endpoint' and 'region', " +
+      s"Could not reach Kinesis at $where to read stream '$stream': ${rootMessage(cause)}. Check the options " +
+        "'endpoint' and 'region', " +
         "and the network path to the endpoint.",
       cause
     )

@@ -151,6 +151,7 @@ class KinesisSourceIntegrationSuite extends AnyFunSuite with KinesisEmulator wit
     val message = query.exception.get.getMessage
     assert(message.contains("KINESIS_ENDPOINT_UNREACHABLE"), message)
     assert(message.contains(closed), message)
+    assert(message.contains("stream 'anything'"), message)
   }
 
   test("secret values never reach logs, error messages, plans, progress reports or the UI's data", Integration) {
@@ -164,7 +165,10 @@ class KinesisSourceIntegrationSuite extends AnyFunSuite with KinesisEmulator wit
     val df = read(stream)(("initialPosition" -> "trim_horizon") +: secretOptions.toSeq: _*)
     val collector = new BatchCollector
     val query = collector.start(df, newCheckpoint())
-    eventually("10 rows", query = Some(query))(collector.rows.size >= 10)
+    // The progress report is posted after the sink has the rows: wait for both.
+    eventually("10 rows and their progress report", query = Some(query)) {
+      collector.rows.size >= 10 && query.recentProgress.map(_.numInputRows).sum >= 10
+    }
     query.stop()
     val failing = new BatchCollector().start(read("missing-stream")(secretOptions.toSeq: _*), newCheckpoint())
     eventually("the query to fail")(failing.exception.isDefined)
