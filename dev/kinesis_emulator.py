@@ -7,6 +7,7 @@ it, and is stopped by PID: SIGTERM first, SIGKILL if it does not go.
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import os
 import signal
@@ -112,7 +113,9 @@ class KinesisEmulator:
                 return self
             time.sleep(0.2)
         self.stop()
-        raise RuntimeError(f"the Kinesis emulator did not answer on {self.endpoint} within {timeout_seconds}s")
+        raise RuntimeError(
+            f"the Kinesis emulator did not answer on {self.endpoint} within {timeout_seconds}s"
+        )
 
     def _answers(self) -> bool:
         try:
@@ -132,7 +135,9 @@ class KinesisEmulator:
             region_name=self.region,
             aws_access_key_id=FAKE_ACCESS_KEY,
             aws_secret_access_key=FAKE_SECRET_KEY,
-            config=Config(retries={"max_attempts": 3, "mode": "standard"}, connect_timeout=2, read_timeout=30),
+            config=Config(
+                retries={"max_attempts": 3, "mode": "standard"}, connect_timeout=2, read_timeout=30
+            ),
         )
 
     def stop(self, grace_seconds: float = 5.0) -> None:
@@ -141,14 +146,10 @@ class KinesisEmulator:
             return
         # The emulator runs in a process group of its own: signal the whole group, `timeout` and node alike.
         os.killpg(process.pid, signal.SIGTERM)
-        try:
+        with contextlib.suppress(subprocess.TimeoutExpired):
             process.wait(grace_seconds)
-        except subprocess.TimeoutExpired:
-            pass
-        try:
+        with contextlib.suppress(ProcessLookupError):
             os.killpg(process.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
         process.wait(grace_seconds)
 
     def __enter__(self) -> KinesisEmulator:
@@ -176,7 +177,5 @@ def wait_for_stream(client, name: str, timeout_seconds: float = 30.0) -> None:  
 if __name__ == "__main__":
     with KinesisEmulator() as emulator:
         print(emulator.endpoint, flush=True)
-        try:
+        with contextlib.suppress(KeyboardInterrupt):
             time.sleep(float(sys.argv[1]) if len(sys.argv) > 1 else 3600)
-        except KeyboardInterrupt:
-            pass
