@@ -43,16 +43,16 @@ trait SparkStreamingSuite extends BeforeAndAfterAll { self: Suite =>
    * idempotent sink that exactly-once delivery is judged by.
    */
   final class BatchCollector {
-    private val batches = new ConcurrentHashMap[Long, Seq[Row]]()
+    private val batchRows = new ConcurrentHashMap[Long, Seq[Row]]()
 
     def start(df: DataFrame, checkpoint: String): StreamingQuery =
       df.writeStream
         .option("checkpointLocation", checkpoint)
-        .foreachBatch((batch: DataFrame, id: Long) => { batches.put(id, batch.collect().toSeq); () })
+        .foreachBatch((batch: DataFrame, id: Long) => { batchRows.put(id, batch.collect().toSeq); () })
         .start()
 
-    def rows: Seq[Row] = batches.asScala.toSeq.sortBy(_._1).flatMap(_._2)
-    def batchIds: Seq[Long] = batches.keySet().asScala.toSeq.sorted
+    def rows: Seq[Row] = batches.toSeq.sortBy(_._1).flatMap(_._2)
+    def batches: Map[Long, Seq[Row]] = batchRows.asScala.toMap
   }
 
   /** Waits until `done` holds or `seconds` pass; fails with `what` and the query's error, if any. */
