@@ -45,6 +45,6 @@ connector_jar() {
 build_connector_jar() {
   ensure_venv
   log "building the connector jar"
-  "$ROOT/dev/sbt" connector/assembly >&2
+  "$ROOT/dev/sbt" warn connector/assembly >&2
   connector_jar
 }

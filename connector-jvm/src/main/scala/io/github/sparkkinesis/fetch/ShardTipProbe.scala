@@ -3,6 +3,7 @@ package io.github.sparkkinesis.fetch
 import java.util.concurrent.ConcurrentHashMap
 
 import scala.annotation.tailrec
+import scala.jdk.CollectionConverters._
 
 import io.github.sparkkinesis.client.{IteratorStart, KinesisApi, KinesisApiException}
 import io.github.sparkkinesis.offsets.{ShardKey, ShardPosition}
@@ -23,6 +24,14 @@ final class ShardTipProbe(api: KinesisApi, maxRecordsPerFetch: Int, minIntervalM
 
   private val log = LoggerFactory.getLogger(getClass)
   private val cursors = new ConcurrentHashMap[ShardKey, Cursor]()
+  private val behind = new ConcurrentHashMap[ShardKey, java.lang.Long]()
+  private val throttled = new java.util.concurrent.atomic.AtomicLong()
+
+  /** Per shard, Kinesis' MillisBehindLatest at the end of the last probe: how far the planned data lags. */
+  def millisBehindLatest: Map[ShardKey, Long] = behind.asScala.map { case (k, v) => k -> v.longValue }.toMap
+
+  /** GetRecords calls of probes that Kinesis throttled, since this probe was created. */
+  def throttledCalls: Long = throttled.get()
 
   /** The position after the records available now, `from` if there are none, or ShardEnd. */
   def advance(key: ShardKey, from: ShardPosition): ShardPosition = from.resumeAt match {
@@ -56,9 +65,11 @@ final class ShardTipProbe(api: KinesisApi, maxRecordsPerFetch: Int, minIntervalM
         cursors.remove(key)
         poll(key, from, start, api.getShardIterator(key.stream, key.shardId, start), polls + 1)
       case Left(e) =>
+        if (e.isInstanceOf[KinesisApiException.Throttled]) throttled.incrementAndGet()
         log.info(s"Probing $key failed; trying again next batch: $e")
         from
       case Right(batch) =>
+        behind.put(key, batch.millisBehindLatest)
         (batch.records.lastOption, batch.nextIterator) match {
           case (Some(last), next) =>
             val position = ShardPosition.After(last.sequenceNumber)
@@ -75,7 +86,10 @@ final class ShardTipProbe(api: KinesisApi, maxRecordsPerFetch: Int, minIntervalM
   }
 
   /** Forgets shards the query no longer tracks. */
-  def retain(keys: Set[ShardKey]): Unit = cursors.keySet().removeIf(k => !keys.contains(k))
+  def retain(keys: Set[ShardKey]): Unit = {
+    cursors.keySet().removeIf(k => !keys.contains(k))
+    behind.keySet().removeIf(k => !keys.contains(k))
+  }
 }
 
 object ShardTipProbe {

@@ -2,6 +2,8 @@ package io.github.sparkkinesis.source
 
 import java.util.concurrent.{Callable, ExecutionException, ExecutorService}
 
+import scala.jdk.CollectionConverters._
+
 import io.github.sparkkinesis.client.{ApiFailures, KinesisApi, KinesisClientFactory, ShardInfo}
 import io.github.sparkkinesis.config.{AwsConfig, InitialPosition, KinesisSourceConfig}
 import io.github.sparkkinesis.fetch.ShardTipProbe
@@ -10,7 +12,13 @@ import io.github.sparkkinesis.shards.{ShardDiscovery, ShardLineage}
 import io.github.sparkkinesis.util.{Clock, DaemonThreads, SystemClock}
 import org.apache.hadoop.conf.Configuration
 import org.apache.spark.sql.connector.read.{InputPartition, PartitionReaderFactory}
-import org.apache.spark.sql.connector.read.streaming.{MicroBatchStream, Offset, ReadLimit, SupportsAdmissionControl}
+import org.apache.spark.sql.connector.read.streaming.{
+  MicroBatchStream,
+  Offset,
+  ReadLimit,
+  ReportsSourceMetrics,
+  SupportsAdmissionControl
+}
 import org.apache.spark.sql.SparkSession
 import org.slf4j.LoggerFactory
 
@@ -29,7 +37,8 @@ final class KinesisMicroBatchStream(
     newApi: AwsConfig => KinesisApi = KinesisClientFactory.create,
     hadoopConf: () => Configuration = () => SparkSession.active.sparkContext.hadoopConfiguration
 ) extends MicroBatchStream
-    with SupportsAdmissionControl {
+    with SupportsAdmissionControl
+    with ReportsSourceMetrics {
 
   import KinesisMicroBatchStream._
 
@@ -45,6 +54,9 @@ final class KinesisMicroBatchStream(
     new ShardDiscovery(api, config.streams, ListShardsPageSize, config.shardFetchIntervalMs, clock)
   private lazy val probe = new ShardTipProbe(api, config.maxRecordsPerFetch, MinProbeIntervalMs, clock)
   private var probePoolInUse = Option.empty[ExecutorService]
+
+  /** Shards listed at the last batch planning, and how many of them are closed. */
+  @volatile private var lastShardCounts = (0, 0)
   private lazy val probePool: ExecutorService = {
     val pool = DaemonThreads.pool("kinesis-shard-probe", ProbeThreads)
     probePoolInUse = Some(pool)
@@ -89,6 +101,7 @@ final class KinesisMicroBatchStream(
     val advanced = probeAll(readable.map(key => key -> tracked(key)))
     probe.retain(tracked.keySet)
     val end = KinesisSourceOffset(tracked ++ advanced)
+    lastShardCounts = (listed.size, listed.values.count(_.isClosed))
     log.debug(s"latestOffset of $this: probed ${readable.size} shards in ${clock.nowMillis() - startedAt} ms")
     end
   }
@@ -121,6 +134,30 @@ final class KinesisMicroBatchStream(
   }
 
   override def createReaderFactory(): PartitionReaderFactory = KinesisPartitionReaderFactory
+
+  /**
+   * Shown in every query progress under `sources[].metrics`, with the Databricks source's names: the lag of
+   * the planned data behind each shard's newest record (from GetRecords' MillisBehindLatest), the shard
+   * counts, and how often probing was throttled.
+   */
+  override def metrics(latestConsumedOffset: java.util.Optional[Offset]): java.util.Map[String, String] = {
+    val behind = if (apiInUse.isEmpty) Map.empty[ShardKey, Long] else probe.millisBehindLatest
+    val (total, closed) = lastShardCounts
+    val lag =
+      if (behind.isEmpty) Map.empty[String, String]
+      else {
+        val values = behind.values
+        Map(
+          "avgMsBehindLatest" -> (values.sum.toDouble / values.size).toString,
+          "maxMsBehindLatest" -> values.max.toString,
+          "minMsBehindLatest" -> values.min.toString)
+      }
+    val throttled = if (apiInUse.isEmpty) 0L else probe.throttledCalls
+    (lag ++ Map(
+      "numTotalShards" -> total.toString,
+      "numClosedShards" -> closed.toString,
+      "numThrottledFetches" -> throttled.toString)).asJava
+  }
 
   override def deserializeOffset(json: String): Offset = KinesisSourceOffset.fromJson(json)
 

@@ -69,6 +69,10 @@ class KinesisSourceIntegrationSuite extends AnyFunSuite with KinesisEmulator wit
     val query = collector.start(read(stream)("initialPosition" -> "trim_horizon"), newCheckpoint())
     val rows = runUntil(collector, query, values.size)
     assert(rows.sortBy(_.seq) == expected(stream, values, results).sortBy(_.seq))
+    val metrics = query.lastProgress.sources.head.metrics
+    assert(metrics.get("numTotalShards") == "3")
+    assert(metrics.get("maxMsBehindLatest").toLong >= 0, metrics)
+    assert(metrics.containsKey("avgMsBehindLatest") && metrics.containsKey("minMsBehindLatest"), metrics)
     val arrival = collector.rows.map(_.getAs[Timestamp]("approximateArrivalTimestamp").toInstant)
     assert(arrival.forall(t => t.isAfter(Instant.now().minusSeconds(600)) && t.isBefore(Instant.now().plusSeconds(60))))
   }

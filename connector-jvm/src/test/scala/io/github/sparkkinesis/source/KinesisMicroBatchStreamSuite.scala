@@ -135,4 +135,22 @@ class KinesisMicroBatchStreamSuite extends AnyFunSuite {
     val f = new Fixture(InitialPosition.TrimHorizon)
     intercept[UnsupportedOperationException](f.stream.latestOffset())
   }
+
+  test("metrics report the lag behind each shard's newest record and the shard counts") {
+    val f = new Fixture(InitialPosition.TrimHorizon, maxRecords = 2)
+    val Seq(a, b) = f.api.createStream("s", 2)
+    (1 to 3).foreach(i => f.api.put("s", a, s"a$i"))
+    f.api.split("s", b)
+    val initial = f.stream.initialOffset().asInstanceOf[KinesisSourceOffset]
+    f.latest(initial)
+    import scala.jdk.CollectionConverters._
+    val metrics = f.stream.metrics(java.util.Optional.empty()).asScala
+    // Shard a still has a record after the probe (the fake says 1000 ms behind); shard b is read to its tip.
+    assert(metrics("maxMsBehindLatest") == "1000")
+    assert(metrics("minMsBehindLatest") == "0")
+    assert(metrics("avgMsBehindLatest") == "500.0")
+    assert(metrics("numTotalShards") == "4")
+    assert(metrics("numClosedShards") == "1")
+    assert(metrics("numThrottledFetches") == "0")
+  }
 }
