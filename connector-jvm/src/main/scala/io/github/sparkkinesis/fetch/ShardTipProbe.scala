@@ -34,15 +34,21 @@ final class ShardTipProbe(api: KinesisApi, maxRecordsPerFetch: Int, minIntervalM
   def throttledCalls: Long = throttled.get()
 
   /** The position after the records available now, `from` if there are none, or ShardEnd. */
-  def advance(key: ShardKey, from: ShardPosition): ShardPosition = from.resumeAt match {
-    case None => from
+  def advance(key: ShardKey, from: ShardPosition): ShardPosition = probe(key, from, Long.MaxValue).position
+
+  /**
+   * Like [[advance]], but takes only records that arrived before `arrivedBefore` (epoch ms), and says
+   * whether the shard is caught up with that instant: it has nothing more that arrived before it.
+   */
+  def probe(key: ShardKey, from: ShardPosition, arrivedBefore: Long): Probed = from.resumeAt match {
+    case None => Probed(from, caughtUp = true)
     case Some(start) =>
       val cached = Option(cursors.get(key)).filter(_.position == from)
       cached match {
-        case Some(cursor) if clock.nowMillis() - cursor.polledAt < minIntervalMs => from
+        case Some(cursor) if clock.nowMillis() - cursor.polledAt < minIntervalMs => Probed(from, caughtUp = false)
         case _ =>
           val iterator = cached.map(_.iterator).getOrElse(api.getShardIterator(key.stream, key.shardId, start))
-          poll(key, from, start, iterator, polls = 1)
+          poll(key, from, start, iterator, arrivedBefore, polls = 1)
       }
   }
 
@@ -52,8 +58,9 @@ final class ShardTipProbe(api: KinesisApi, maxRecordsPerFetch: Int, minIntervalM
       from: ShardPosition,
       start: IteratorStart,
       iterator: String,
+      arrivedBefore: Long,
       polls: Int
-  ): ShardPosition = {
+  ): Probed = {
     val answer =
       try Right(api.getRecords(key.stream, key.shardId, iterator, maxRecordsPerFetch))
       catch {
@@ -63,24 +70,33 @@ final class ShardTipProbe(api: KinesisApi, maxRecordsPerFetch: Int, minIntervalM
     answer match {
       case Left(_: KinesisApiException.ExpiredIterator) if polls < MaxPolls =>
         cursors.remove(key)
-        poll(key, from, start, api.getShardIterator(key.stream, key.shardId, start), polls + 1)
+        poll(key, from, start, api.getShardIterator(key.stream, key.shardId, start), arrivedBefore, polls + 1)
       case Left(e) =>
         if (e.isInstanceOf[KinesisApiException.Throttled]) throttled.incrementAndGet()
-        log.info(s"Probing $key failed; trying again next batch: $e")
-        from
+        log.info(s"Probing $key failed; trying again: $e")
+        Probed(from, caughtUp = false)
       case Right(batch) =>
         behind.put(key, batch.millisBehindLatest)
-        (batch.records.lastOption, batch.nextIterator) match {
+        val kept = batch.records.takeWhile(_.approximateArrivalMillis < arrivedBefore)
+        (kept.lastOption, batch.nextIterator) match {
+          case (Some(last), _) if kept.size < batch.records.size =>
+            // The rest arrived after the instant: stop here; a later probe needs a new iterator.
+            cursors.remove(key)
+            Probed(ShardPosition.After(last.sequenceNumber), caughtUp = true)
+          case (None, _) if batch.records.nonEmpty =>
+            cursors.remove(key)
+            Probed(from, caughtUp = true)
           case (Some(last), next) =>
             val position = ShardPosition.After(last.sequenceNumber)
             next.fold[Unit](cursors.remove(key))(i => cursors.put(key, Cursor(position, i, clock.nowMillis())))
-            position
+            Probed(position, caughtUp = next.isEmpty)
           case (None, None) =>
             cursors.remove(key)
-            ShardPosition.ShardEnd
+            Probed(ShardPosition.ShardEnd, caughtUp = true)
           case (None, Some(next)) =>
             cursors.put(key, Cursor(from, next, clock.nowMillis()))
-            if (batch.millisBehindLatest > 0 && polls < MaxPolls) poll(key, from, start, next, polls + 1) else from
+            if (batch.millisBehindLatest > 0 && polls < MaxPolls) poll(key, from, start, next, arrivedBefore, polls + 1)
+            else Probed(from, caughtUp = batch.millisBehindLatest == 0)
         }
     }
   }
@@ -91,6 +107,9 @@ final class ShardTipProbe(api: KinesisApi, maxRecordsPerFetch: Int, minIntervalM
     behind.keySet().removeIf(k => !keys.contains(k))
   }
 }
+
+/** What a probe found: the shard's new position, and whether it has nothing more to give before a cut-off. */
+final case class Probed(position: ShardPosition, caughtUp: Boolean)
 
 object ShardTipProbe {
 

@@ -6,7 +6,7 @@ import scala.jdk.CollectionConverters._
 
 import io.github.sparkkinesis.client.{ApiFailures, KinesisApi, KinesisClientFactory, ShardInfo}
 import io.github.sparkkinesis.config.{AwsConfig, InitialPosition, KinesisSourceConfig}
-import io.github.sparkkinesis.fetch.ShardTipProbe
+import io.github.sparkkinesis.fetch.{Probed, ShardTipProbe}
 import io.github.sparkkinesis.offsets.{KinesisSourceOffset, ShardKey, ShardPosition}
 import io.github.sparkkinesis.shards.{ShardDiscovery, ShardLineage}
 import io.github.sparkkinesis.util.{Clock, DaemonThreads, SystemClock}
@@ -17,7 +17,7 @@ import org.apache.spark.sql.connector.read.streaming.{
   Offset,
   ReadLimit,
   ReportsSourceMetrics,
-  SupportsAdmissionControl
+  SupportsTriggerAvailableNow
 }
 import org.apache.spark.sql.SparkSession
 import org.slf4j.LoggerFactory
@@ -37,7 +37,7 @@ final class KinesisMicroBatchStream(
     newApi: AwsConfig => KinesisApi = KinesisClientFactory.create,
     hadoopConf: () => Configuration = () => SparkSession.active.sparkContext.hadoopConfiguration
 ) extends MicroBatchStream
-    with SupportsAdmissionControl
+    with SupportsTriggerAvailableNow
     with ReportsSourceMetrics {
 
   import KinesisMicroBatchStream._
@@ -54,6 +54,10 @@ final class KinesisMicroBatchStream(
     new ShardDiscovery(api, config.streams, ListShardsPageSize, config.shardFetchIntervalMs, clock)
   private lazy val probe = new ShardTipProbe(api, config.maxRecordsPerFetch, MinProbeIntervalMs, clock)
   private var probePoolInUse = Option.empty[ExecutorService]
+
+  /** Under Trigger.AvailableNow: the run's start, and the shards with nothing more before it. */
+  @volatile private var availableNowCutoff = Option.empty[Long]
+  private val caughtUp = java.util.concurrent.ConcurrentHashMap.newKeySet[ShardKey]()
 
   /** Shards listed at the last batch planning, and how many of them are closed. */
   @volatile private var lastShardCounts = (0, 0)
@@ -97,8 +101,11 @@ final class KinesisMicroBatchStream(
     val from = start.asInstanceOf[KinesisSourceOffset]
     val listed = listShards()
     val tracked = ShardLineage.track(from.shards, listed)
-    val readable = tracked.keys.filter(ShardLineage.readable(_, tracked, listed)).toSeq
-    val advanced = probeAll(readable.map(key => key -> tracked(key)))
+    val readable = tracked.keys.filter(ShardLineage.readable(_, tracked, listed)).toSeq.map(k => k -> tracked(k))
+    val advanced = availableNowCutoff match {
+      case None => probeAll(readable, Long.MaxValue).map { case (key, probed) => key -> probed.position }
+      case Some(cutoff) => probeUntilCaughtUp(readable.filterNot { case (key, _) => caughtUp.contains(key) }, cutoff)
+    }
     probe.retain(tracked.keySet)
     val end = KinesisSourceOffset(tracked ++ advanced)
     lastShardCounts = (listed.size, listed.values.count(_.isClosed))
@@ -106,14 +113,40 @@ final class KinesisMicroBatchStream(
     end
   }
 
+  /**
+   * Trigger.AvailableNow: the instant the run started, records that arrived before it are read.
+   * Spark ends the run at the first batch whose offset does not move, so here a probe that finds nothing
+   * yet (paced, throttled, or an empty stretch) is repeated until some shard moves or every shard is
+   * caught up with the instant.
+   */
+  override def prepareForTriggerAvailableNow(): Unit = {
+    val cutoff = clock.nowMillis()
+    availableNowCutoff = Some(cutoff)
+    log.info(s"$this reads, in this run, what arrived before ${java.time.Instant.ofEpochMilli(cutoff)}")
+  }
+
+  private def probeUntilCaughtUp(shards: Seq[(ShardKey, ShardPosition)], cutoff: Long): Map[ShardKey, ShardPosition] = {
+    var pending = shards
+    var advanced = Map.empty[ShardKey, ShardPosition]
+    while (pending.nonEmpty && advanced.isEmpty) {
+      val probed = probeAll(pending, cutoff)
+      probed.foreach { case (key, result) => if (result.caughtUp) caughtUp.add(key) }
+      val before = pending.toMap
+      advanced = probed.collect { case (key, result) if result.position != before(key) => key -> result.position }
+      pending = pending.filterNot { case (key, _) => caughtUp.contains(key) }
+      if (advanced.isEmpty && pending.nonEmpty) clock.sleep(MinProbeIntervalMs)
+    }
+    advanced
+  }
+
   private def listShards(): Map[ShardKey, ShardInfo] =
     ApiFailures.userFacing("ListShards", config.streams.mkString(","), api)(discovery.shards())
 
   /** Probes shards in parallel, at most [[ProbeThreads]] at once. */
-  private def probeAll(shards: Seq[(ShardKey, ShardPosition)]): Map[ShardKey, ShardPosition] = {
+  private def probeAll(shards: Seq[(ShardKey, ShardPosition)], arrivedBefore: Long): Map[ShardKey, Probed] = {
     val futures = shards.map { case (key, from) =>
-      val task: Callable[ShardPosition] =
-        () => ApiFailures.userFacing("GetRecords", key.stream, api)(probe.advance(key, from))
+      val task: Callable[Probed] =
+        () => ApiFailures.userFacing("GetRecords", key.stream, api)(probe.probe(key, from, arrivedBefore))
       key -> probePool.submit(task)
     }
     futures.map { case (key, future) =>

@@ -114,6 +114,22 @@ class KinesisSourceIntegrationSuite extends AnyFunSuite with KinesisEmulator wit
         _.seq))
   }
 
+  test("Trigger.AvailableNow reads everything already in the stream, then the query stops by itself", Integration) {
+    val stream = newStream(shards = 2)
+    val values = (1 to 400).map(i => s"available-$i")
+    val results = put(stream, values)
+    val collector = new BatchCollector
+    val query = read(stream)("initialPosition" -> "trim_horizon", "maxRecordsPerFetch" -> "50").writeStream
+      .option("checkpointLocation", newCheckpoint())
+      .trigger(org.apache.spark.sql.streaming.Trigger.AvailableNow())
+      .foreachBatch((batch: DataFrame, id: Long) => collector.record(batch, id))
+      .start()
+    assert(query.awaitTermination(120000), "the AvailableNow run ended by itself")
+    assert(query.exception.isEmpty, query.exception)
+    assert(seen(collector.rows).sortBy(_.seq) == expected(stream, values, results).sortBy(_.seq))
+    assert(collector.batches.size > 1, "maxRecordsPerFetch spread the backlog over several batches")
+  }
+
   test("reads several streams in one query", Integration) {
     val (s1, s2) = (newStream(shards = 1), newStream(shards = 2))
     val v1 = (1 to 50).map(i => s"one-$i")

@@ -153,4 +153,26 @@ class KinesisMicroBatchStreamSuite extends AnyFunSuite {
     assert(metrics("numClosedShards") == "1")
     assert(metrics("numThrottledFetches") == "0")
   }
+
+  test("Trigger.AvailableNow reads what arrived before the run began, then the offset stops moving") {
+    val f = new Fixture(InitialPosition.TrimHorizon, maxRecords = 2)
+    val Seq(a, b) = f.api.createStream("s", 2)
+    val before = (1 to 5).map(i => f.api.put("s", a, s"a$i"))
+    f.clock.advance(10)
+    f.stream.prepareForTriggerAvailableNow()
+    f.clock.advance(10)
+    (1 to 3).foreach(i => f.api.put("s", a, s"late-a$i"))
+    (1 to 3).foreach(i => f.api.put("s", b, s"late-b$i"))
+    var offset = f.stream.initialOffset().asInstanceOf[KinesisSourceOffset]
+    val ends = Iterator
+      .continually {
+        offset = f.stream.latestOffset(offset, ReadLimit.allAvailable()).asInstanceOf[KinesisSourceOffset]; offset
+      }
+      .take(10)
+      .map(_.shards(ShardKey("s", a)))
+      .toSeq
+    // Each call returns new data at once (no pacing gap ends the run early), then the offset settles.
+    assert(ends.take(4) == Seq(before(1), before(3), before(4), before(4)).map(ShardPosition.After(_)))
+    assert(offset.shards(ShardKey("s", b)) == ShardPosition.TrimHorizon, "b had nothing before the run began")
+  }
 }

@@ -48,8 +48,10 @@ trait SparkStreamingSuite extends BeforeAndAfterAll { self: Suite =>
     def start(df: DataFrame, checkpoint: String): StreamingQuery =
       df.writeStream
         .option("checkpointLocation", checkpoint)
-        .foreachBatch((batch: DataFrame, id: Long) => { batchRows.put(id, batch.collect().toSeq); () })
+        .foreachBatch((batch: DataFrame, id: Long) => record(batch, id))
         .start()
+
+    def record(batch: DataFrame, id: Long): Unit = batchRows.put(id, batch.collect().toSeq)
 
     def rows: Seq[Row] = batches.toSeq.sortBy(_._1).flatMap(_._2)
     def batches: Map[Long, Seq[Row]] = batchRows.asScala.toMap
