@@ -1,14 +1,14 @@
 """Starts and stops the local Kinesis emulator (kinesis-local, the npm build of kinesis-mock).
 
 Used by the demo and by the Python tests. The emulator listens on free ports; it binds every interface (it
-cannot be told otherwise), so it is started with a lifetime limit and dies with the process that started
-it, and is stopped by PID: SIGTERM first, SIGKILL if it does not go.
+cannot be told otherwise), so it is started with a lifetime limit, a watchdog stops it when the process
+that started it is gone, and it is stopped by PID: SIGTERM to its process group first, SIGKILL if it does
+not go.
 """
 
 from __future__ import annotations
 
 import contextlib
-import ctypes
 import os
 import signal
 import socket
@@ -32,14 +32,13 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def _die_with_parent() -> None:
-    """In the child, before exec: ask Linux to send SIGTERM when the parent process dies."""
-    try:
-        libc = ctypes.CDLL("libc.so.6", use_errno=True)
-        pr_set_pdeathsig = 1
-        libc.prctl(pr_set_pdeathsig, signal.SIGTERM)
-    except OSError:
-        pass
+# Runs the emulator and stops it when the process that started it is gone (checked every second).
+_WATCHDOG = """
+node "$1" &
+emulator=$!
+trap 'kill $emulator 2>/dev/null' EXIT
+while kill -0 "$2" 2>/dev/null && kill -0 $emulator 2>/dev/null; do sleep 1; done
+"""
 
 
 class KinesisEmulator:
@@ -91,8 +90,12 @@ class KinesisEmulator:
             "--signal=TERM",
             "--kill-after=10",
             str(self.max_lifetime_seconds),
-            "node",
+            "bash",
+            "-c",
+            _WATCHDOG,
+            "kinesis-emulator",
             str(main),
+            str(os.getpid()),
         ]
         log = open(self.log_path, "ab") if self.log_path else subprocess.DEVNULL  # noqa: SIM115
         self._process = subprocess.Popen(
@@ -100,7 +103,6 @@ class KinesisEmulator:
             env=env,
             stdout=log,
             stderr=subprocess.STDOUT,
-            preexec_fn=_die_with_parent,
             start_new_session=True,
         )
         if log is not subprocess.DEVNULL:

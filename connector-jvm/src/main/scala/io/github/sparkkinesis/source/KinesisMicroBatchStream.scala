@@ -54,6 +54,11 @@ final class KinesisMicroBatchStream(
     new ShardDiscovery(api, config.streams, ListShardsPageSize, config.shardFetchIntervalMs, clock)
   private lazy val probe = new ShardTipProbe(api, config.maxRecordsPerFetch, MinProbeIntervalMs, clock)
   private var probePoolInUse = Option.empty[ExecutorService]
+  private lazy val probePool: ExecutorService = {
+    val pool = DaemonThreads.pool("kinesis-shard-probe", ProbeThreads)
+    probePoolInUse = Some(pool)
+    pool
+  }
 
   /** Under Trigger.AvailableNow: the run's start, and the shards with nothing more before it. */
   @volatile private var availableNowCutoff = Option.empty[Long]
@@ -61,11 +66,6 @@ final class KinesisMicroBatchStream(
 
   /** Shards listed at the last batch planning, and how many of them are closed. */
   @volatile private var lastShardCounts = (0, 0)
-  private lazy val probePool: ExecutorService = {
-    val pool = DaemonThreads.pool("kinesis-shard-probe", ProbeThreads)
-    probePoolInUse = Some(pool)
-    pool
-  }
 
   override def initialOffset(): Offset =
     new InitialOffsetStore(checkpointLocation, hadoopConf()).getOrCreate(resolveInitialOffset())

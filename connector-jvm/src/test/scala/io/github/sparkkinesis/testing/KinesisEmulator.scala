@@ -12,8 +12,8 @@ import io.github.sparkkinesis.config.{AwsConfig, AwsCredentialsConfig, Secret}
 import org.scalatest.{BeforeAndAfterAll, Suite}
 
 /**
- * Gives a suite a Kinesis to talk to: kinesis-local (the npm build of kinesis-mock) started on free loopback
- * ports and always stopped, or, when KINESIS_ENDPOINT is set, that endpoint (with AWS_REGION and the
+ * Gives a suite a Kinesis to talk to: kinesis-local (the npm build of kinesis-mock) started on free ports,
+ * always stopped (by process group; it also stops when this JVM is gone, and after three hours at most), or, when KINESIS_ENDPOINT is set, that endpoint (with AWS_REGION and the
  * credentials of the usual environment variables), so the same suites run against LocalStack or AWS.
  */
 trait KinesisEmulator extends BeforeAndAfterAll { self: Suite =>
@@ -78,8 +78,13 @@ trait KinesisEmulator extends BeforeAndAfterAll { self: Suite =>
       "--signal=TERM",
       "--kill-after=10",
       KinesisEmulator.MaxLifetimeSeconds.toString,
-      "node",
-      main.getPath)
+      "bash",
+      "-c",
+      KinesisEmulator.Watchdog,
+      "kinesis-emulator",
+      main.getPath,
+      ProcessHandle.current().pid().toString
+    )
     val env = builder.environment()
     env.put("KINESIS_MOCK_CERT_PATH", new File(main.getParentFile, "server.json").getPath)
     env.put("KINESIS_MOCK_PLAIN_PORT", port.toString)
@@ -103,12 +108,18 @@ trait KinesisEmulator extends BeforeAndAfterAll { self: Suite =>
     }
   }
 
-  /** Stops the emulator's whole process group by PID: SIGTERM, then SIGKILL after five seconds. */
-  private def stopEmulator(): Unit = process.synchronized {
+  /**
+   * Stops the emulator's whole process group by PID: SIGTERM, and SIGKILL to whatever is left after up to
+   * five seconds (node sometimes ignores SIGTERM).
+   */
+  private def stopEmulator(): Unit = synchronized {
     process.foreach { p =>
       val group = s"-${p.pid()}"
-      Try(new ProcessBuilder("kill", "-TERM", "--", group).start().waitFor())
-      if (!p.waitFor(5, TimeUnit.SECONDS)) Try(new ProcessBuilder("kill", "-KILL", "--", group).start().waitFor())
+      def signal(name: String) = Try(new ProcessBuilder("kill", s"-$name", "--", group).start().waitFor()).getOrElse(1)
+      signal("TERM")
+      val deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5)
+      while (signal("0") == 0 && System.nanoTime() < deadline) Thread.sleep(100)
+      signal("KILL")
       p.waitFor(5, TimeUnit.SECONDS)
     }
     process = None
@@ -119,6 +130,14 @@ object KinesisEmulator {
   val AccessKey = "AKIDEMULATOR"
   val SecretKey = "emulator-secret"
   val MaxLifetimeSeconds = 3 * 3600
+
+  /** Runs the emulator and stops it when the JVM that started it is gone (checked every second). */
+  val Watchdog: String =
+    """node "$1" &
+      |emulator=$!
+      |trap 'kill $emulator 2>/dev/null' EXIT
+      |while kill -0 "$2" 2>/dev/null && kill -0 $emulator 2>/dev/null; do sleep 1; done
+      |""".stripMargin
 
   def freePort(): Int = {
     val socket = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress)
