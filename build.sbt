@@ -99,6 +99,7 @@ lazy val connector = (project in file("connector-jvm"))
     // ---- tests: run on the assembled jar plus Spark's own jars ----
     Test / fork := true,
     Test / parallelExecution := false,
+    Test / run / fork := true,
     Test / testForkedParallel := false,
     Test / fullClasspath := {
       val shaded = assembly.value
