@@ -1,5 +1,7 @@
 package io.github.sparkkinesis.config
 
+import io.github.sparkkinesis.errors.{KinesisErrors, KinesisOptionException}
+
 /** How the connector authenticates to AWS. Serializable: executors build their own clients from it. */
 sealed trait AwsCredentialsConfig extends Serializable
 
@@ -39,7 +41,7 @@ object AwsConfig {
       .get(KinesisOptions.Region)
       .orElse(endpoint.flatMap(regionOfEndpoint))
       .orElse(resolveDefaultRegion())
-      .getOrElse(throw io.github.sparkkinesis.errors.KinesisErrors.noRegion(endpoint))
+      .getOrElse(throw KinesisErrors.noRegion(endpoint))
     AwsConfig(region, endpoint, credentials(options))
   }
 
@@ -57,7 +59,7 @@ object AwsConfig {
   }
 
   private def missingWith(missing: OptionSpec[_], present: OptionSpec[_]) =
-    new io.github.sparkkinesis.errors.KinesisOptionException(
+    new KinesisOptionException(
       "KINESIS_OPTION_MISSING",
       s"Option '${missing.key}' is required when '${present.key}' is set: give awsAccessKey and awsSecretKey " +
         "together, or neither to use the default credential chain."

@@ -1,5 +1,7 @@
 package io.github.sparkkinesis.config
 
+import java.util.Locale
+
 import io.github.sparkkinesis.config.OptionParsers._
 
 /**
@@ -93,5 +95,5 @@ object KinesisOptions {
     ("| option | default | meaning |" +: "| --- | --- | --- |" +: rows).mkString("\n")
   }
 
-  def find(key: String): Option[OptionSpec[_]] = byLowerKey.get(key.toLowerCase(java.util.Locale.ROOT))
+  def find(key: String): Option[OptionSpec[_]] = byLowerKey.get(key.toLowerCase(Locale.ROOT))
 }
