@@ -39,7 +39,8 @@ ensure_emulator() {
 
 # The connector jar; sbt only rebuilds it when a source changed.
 connector_jar() {
-  ls "$ROOT"/connector-jvm/target/scala-2.13/spark-kinesis_2.13-*.jar 2>/dev/null | head -n 1
+  ls "$ROOT"/connector-jvm/target/scala-2.13/spark-kinesis_2.13-*.jar 2>/dev/null |
+    grep -vE -- '-(tests|sources|javadoc)\.jar$' | head -n 1
 }
 
 build_connector_jar() {

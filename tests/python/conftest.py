@@ -1,15 +1,22 @@
-"""Fixtures of the Python end-to-end tests: a Kinesis to talk to, fresh streams, and a PySpark session that
-loads the built connector jar as a user would."""
+"""Fixtures of the Python end-to-end tests: a Kinesis to talk to, fresh streams in it, and a PySpark session
+that loads the built connector jar as a user would.
+
+By default the tests start the Kinesis emulator (kinesis-local) on a free loopback port. With KINESIS_ENDPOINT
+set they use that endpoint instead (LocalStack, kinesis-mock in Docker, AWS), in AWS_REGION (default
+us-east-1), with credentials from AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY / AWS_SESSION_TOKEN or else the
+default chain; every stream they create has a name unique to the run and is deleted afterwards.
+"""
 
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import glob
 import os
+import secrets
+import shutil
 import sys
-import uuid
-from collections.abc import Iterator
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -25,99 +32,172 @@ from kinesis_emulator import (  # noqa: E402
     wait_for_stream,
 )
 
-os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
-os.environ.setdefault("AWS_EC2_METADATA_DISABLED", "true")
+# Set before the JVM starts: Spark binds to loopback, and neither the AWS SDK nor boto3 ever asks the EC2
+# instance metadata service for credentials or a region (off EC2 that lookup only stalls).
+os.environ["SPARK_LOCAL_IP"] = os.environ.get("SPARK_LOCAL_IP") or "127.0.0.1"
+os.environ["AWS_EC2_METADATA_DISABLED"] = "true"
+
+# Streams of this run are named e2e-<run>-<n>: unique on a shared endpoint, and easy to find if left behind.
+RUN_ID = secrets.token_hex(4)
+
+JAR_GLOB = "connector-jvm/target/scala-2.13/spark-kinesis_2.13-*.jar"
 
 
-@dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True)
 class Kinesis:
-    """Where the tests' Kinesis is, and the source options that reach it."""
+    """Where the tests' Kinesis is, and the credentials to give the connector as options (None: the chain)."""
 
     endpoint: str
     region: str
-    credentials: dict[str, str]
+    access_key: str | None
+    # Kept out of repr(): pytest shows fixture values in its failure reports.
+    secret_key: str | None = dataclasses.field(repr=False)
+    session_token: str | None = dataclasses.field(repr=False)
+    # True when the endpoint accepts any credentials (the emulator, LocalStack), so a test may choose its own.
+    accepts_any_credentials: bool
 
-    def client(self) -> Any:
+    def client(self, secret_key: str | None = None) -> Any:
+        """A boto3 Kinesis client for the endpoint, with these credentials (or `secret_key` instead)."""
         import boto3
+        from botocore.config import Config
 
-        keys = {}
-        if self.credentials:
-            keys = {
-                "aws_access_key_id": self.credentials["awsAccessKey"],
-                "aws_secret_access_key": self.credentials["awsSecretKey"],
-            }
-        return boto3.client("kinesis", endpoint_url=self.endpoint, region_name=self.region, **keys)
+        keys: dict[str, str] = {}
+        if self.access_key is not None:
+            keys["aws_access_key_id"] = self.access_key
+            keys["aws_secret_access_key"] = secret_key or self.secret_key or ""
+            if self.session_token:
+                keys["aws_session_token"] = self.session_token
+        return boto3.client(
+            "kinesis",
+            endpoint_url=self.endpoint,
+            region_name=self.region,
+            config=Config(retries={"max_attempts": 5, "mode": "standard"}, read_timeout=30),
+            **keys,
+        )
 
-    def options(self, stream: str, **extra: str) -> dict[str, str]:
-        return {
-            "streamName": stream,
-            "endpoint": self.endpoint,
-            "region": self.region,
-            **self.credentials,
-            **extra,
-        }
+    def options(self, stream: str | None, **extra: str) -> dict[str, str]:
+        """The source options that read `stream` here; `extra` adds or replaces options."""
+        options = {"endpoint": self.endpoint, "region": self.region}
+        if stream is not None:
+            options["streamName"] = stream
+        if self.access_key is not None and self.secret_key is not None:
+            options["awsAccessKey"] = self.access_key
+            options["awsSecretKey"] = self.secret_key
+            if self.session_token:
+                options["awsSessionToken"] = self.session_token
+        return {**options, **extra}
+
+
+def _accepts_any_secret(kinesis: Kinesis) -> bool:
+    """Whether the endpoint answers a call signed with a made-up secret key (emulators do, AWS does not)."""
+    if kinesis.access_key is None:
+        return False
+    try:
+        kinesis.client(secret_key=f"made-up-{secrets.token_hex(8)}").list_streams(Limit=1)
+        return True
+    except Exception:
+        return False
 
 
 @pytest.fixture(scope="session")
 def kinesis() -> Iterator[Kinesis]:
-    """kinesis-local on a free port, always stopped; or KINESIS_ENDPOINT with the usual AWS variables."""
+    """kinesis-local on a free port, always stopped at the end; or KINESIS_ENDPOINT when set."""
     external = os.environ.get("KINESIS_ENDPOINT")
     if external:
-        yield Kinesis(external, os.environ.get("AWS_REGION", "us-east-1"), {})
+        found = Kinesis(
+            endpoint=external,
+            region=os.environ.get("AWS_REGION") or os.environ.get("AWS_DEFAULT_REGION") or "us-east-1",
+            access_key=os.environ.get("AWS_ACCESS_KEY_ID"),
+            secret_key=os.environ.get("AWS_SECRET_ACCESS_KEY"),
+            session_token=os.environ.get("AWS_SESSION_TOKEN"),
+            accepts_any_credentials=False,
+        )
+        yield dataclasses.replace(found, accepts_any_credentials=_accepts_any_secret(found))
         return
-    with KinesisEmulator(log_path=ROOT / "tests" / "python" / "emulator.log") as emulator:
+    log = ROOT / "target" / "python-tests" / "emulator.log"
+    log.parent.mkdir(parents=True, exist_ok=True)
+    with KinesisEmulator(log_path=log) as emulator:
         yield Kinesis(
-            emulator.endpoint,
-            emulator.region,
-            {"awsAccessKey": FAKE_ACCESS_KEY, "awsSecretKey": FAKE_SECRET_KEY},
+            endpoint=emulator.endpoint,
+            region=emulator.region,
+            access_key=FAKE_ACCESS_KEY,
+            secret_key=FAKE_SECRET_KEY,
+            session_token=None,
+            accepts_any_credentials=True,
         )
 
 
 @pytest.fixture
-def new_stream(kinesis: Kinesis) -> Iterator[Any]:
-    """Creates uniquely named streams on demand and deletes them after the test."""
+def make_stream(kinesis: Kinesis) -> Iterator[Callable[[int], str]]:
+    """Creates streams with names unique to the run, waits until they are ACTIVE, deletes them afterwards."""
     client = kinesis.client()
     created: list[str] = []
+    # AWS takes tens of seconds to create a stream; the emulators a fraction of one.
+    active_within = 30.0 if kinesis.accepts_any_credentials else 180.0
 
     def create(shards: int = 1) -> str:
-        name = f"e2e-{uuid.uuid4().hex[:8]}"
+        name = f"e2e-{RUN_ID}-{secrets.token_hex(3)}"
         client.create_stream(StreamName=name, ShardCount=shards)
-        wait_for_stream(client, name)
         created.append(name)
+        wait_for_stream(client, name, timeout_seconds=active_within)
         return name
 
     yield create
     for name in created:
-        # The stream may already be gone; then there is nothing to clean.
+        # The test may have deleted it already.
         with contextlib.suppress(client.exceptions.ResourceNotFoundException):
             client.delete_stream(StreamName=name, EnforceConsumerDeletion=True)
 
 
-def connector_jar() -> str:
+@pytest.fixture
+def stream(make_stream: Callable[[int], str]) -> str:
+    """A new one-shard stream, deleted after the test."""
+    return make_stream(1)
+
+
+def connector_jar() -> Path:
+    """The connector jar: SPARK_KINESIS_JAR, else the one the build assembled."""
     explicit = os.environ.get("SPARK_KINESIS_JAR")
     if explicit:
-        return explicit
-    jars = sorted(glob.glob(str(ROOT / "connector-jvm/target/scala-2.13/spark-kinesis_2.13-*.jar")))
+        if not Path(explicit).is_file():
+            pytest.fail(f"SPARK_KINESIS_JAR={explicit} is not a file", pytrace=False)
+        return Path(explicit)
+    jars = [
+        Path(jar)
+        for jar in sorted(glob.glob(str(ROOT / JAR_GLOB)))
+        if not jar.endswith(("-tests.jar", "-sources.jar", "-javadoc.jar"))
+    ]
     if not jars:
-        pytest.fail("the connector jar is not built: run `dev/sbt connector/assembly` (dev/test does it)")
+        pytest.fail(
+            f"the connector jar is not built (no {JAR_GLOB}): run `dev/sbt connector/assembly` first, "
+            "or set SPARK_KINESIS_JAR",
+            pytrace=False,
+        )
     return jars[-1]
 
 
 @pytest.fixture(scope="session")
-def spark() -> Iterator[Any]:
-    """A fresh local PySpark session with the connector jar on spark.jars."""
+def spark(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    """A fresh local PySpark session with the connector jar on spark.jars, stopped at the end."""
     from pyspark.sql import SparkSession
 
+    # A copy, so that a build rewriting the jar while the tests run cannot pull classes from under them.
+    jar = tmp_path_factory.mktemp("jars") / connector_jar().name
+    shutil.copyfile(connector_jar(), jar)
     session = (
         SparkSession.builder.master("local[2]")
-        .appName("spark-kinesis-e2e")
-        .config("spark.jars", connector_jar())
+        .appName("spark-kinesis-python-e2e")
+        .config("spark.jars", str(jar))
         .config("spark.ui.enabled", "false")
         .config("spark.sql.shuffle.partitions", "2")
         .config("spark.driver.host", "127.0.0.1")
         .getOrCreate()
     )
-    yield session
-    for query in session.streams.active:
-        query.stop()
-    session.stop()
+    session.sparkContext.setLogLevel("WARN")
+    try:
+        yield session
+    finally:
+        for query in session.streams.active:
+            with contextlib.suppress(Exception):
+                query.stop()
+        session.stop()

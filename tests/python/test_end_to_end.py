@@ -1,108 +1,238 @@
-"""End-to-end: a fresh PySpark session loads the built connector jar and reads what boto3 wrote."""
+"""End-to-end: a fresh PySpark session loads the built connector jar and reads what boto3 wrote.
+
+The source only learns that records exist when it probes the shards, so a test cannot ask Spark to "process
+everything available": it polls the sink until what it expects has arrived or a deadline has passed, and then
+asserts exactly what arrived.
+"""
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
-import tempfile
+import secrets
 import threading
 import time
-import uuid
 from collections.abc import Callable
-from typing import Any
+from pathlib import Path
+from typing import Any, TypeVar
 
 import pytest
 from conftest import Kinesis
-from pyspark.sql import DataFrame, SparkSession
+from pyspark.errors import IllegalArgumentException
+from pyspark.sql import DataFrame, Row, SparkSession
 from pyspark.sql.streaming import StreamingQuery
 
+T = TypeVar("T")
 
-def put(
-    client: Any, stream: str, values: list[bytes], key: Callable[[int], str] = str
-) -> list[dict[str, Any]]:
-    """Writes values in order, 500 per call; returns Kinesis' answer for each."""
+TRIGGER = "1 second"
+
+
+# ---- helpers ----
+
+
+def put(client: Any, stream: str, records: list[tuple[str, bytes]]) -> list[dict[str, Any]]:
+    """Writes (partition key, data) records in order, 500 per call, retrying any Kinesis turned down.
+
+    Returns Kinesis' answer for each record, in the order given: its ShardId and SequenceNumber.
+    """
     answers: list[dict[str, Any]] = []
-    for start in range(0, len(values), 500):
-        chunk = values[start : start + 500]
-        records = [{"Data": v, "PartitionKey": key(start + i)} for i, v in enumerate(chunk)]
-        response = client.put_records(StreamName=stream, Records=records)
-        assert response["FailedRecordCount"] == 0, response
-        answers.extend(response["Records"])
+    for start in range(0, len(records), 500):
+        chunk = records[start : start + 500]
+        results: list[dict[str, Any] | None] = [None] * len(chunk)
+        pending = list(range(len(chunk)))
+        for _attempt in range(10):
+            entries = [{"PartitionKey": chunk[i][0], "Data": chunk[i][1]} for i in pending]
+            response = client.put_records(StreamName=stream, Records=entries)
+            retry = []
+            for i, result in zip(pending, response["Records"], strict=True):
+                if "SequenceNumber" in result:
+                    results[i] = result
+                else:
+                    retry.append(i)
+            pending = retry
+            if not pending:
+                break
+            time.sleep(0.5)
+        assert not pending, f"Kinesis kept turning down {len(pending)} records of {stream}"
+        answers.extend(r for r in results if r is not None)
     return answers
 
 
-def wait_until(
-    what: str, done: Callable[[], bool], query: StreamingQuery | None = None, seconds: float = 90
-) -> None:
+def poll(
+    what: str,
+    probe: Callable[[], T],
+    done: Callable[[T], bool],
+    query: StreamingQuery | None = None,
+    seconds: float = 60.0,
+) -> T:
+    """Calls `probe` until `done` holds for its answer or `seconds` have passed; returns the last answer.
+
+    Fails at once if `query` fails meanwhile. The caller asserts on what this returns.
+    """
     deadline = time.monotonic() + seconds
-    while not done():
+    while True:
         if query is not None and query.exception() is not None:
-            raise AssertionError(f"the query failed while waiting for {what}: {query.exception()}")
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out after {seconds}s waiting for {what}")
-        time.sleep(0.2)
+            pytest.fail(f"the query failed while waiting for {what}: {query.exception()}")
+        value = probe()
+        if done(value) or time.monotonic() > deadline:
+            return value
+        time.sleep(0.25)
 
 
 class BatchCollector:
-    """An idempotent sink: each batch's rows, replaced if Spark writes the batch again."""
+    """A foreachBatch sink that keeps each batch's rows by batch id; a batch run again replaces itself, as it
+    would in an idempotent sink."""
 
     def __init__(self) -> None:
-        self.batches: dict[int, list[Any]] = {}
+        self._batches: dict[int, list[Row]] = {}
         self._lock = threading.Lock()
 
     def _write(self, batch: DataFrame, batch_id: int) -> None:
         rows = batch.collect()
         with self._lock:
-            self.batches[batch_id] = rows
+            self._batches[batch_id] = rows
 
-    def start(self, df: DataFrame, checkpoint: str) -> StreamingQuery:
-        return df.writeStream.option("checkpointLocation", checkpoint).foreachBatch(self._write).start()
+    def start(self, df: DataFrame, checkpoint: Path) -> StreamingQuery:
+        return (
+            df.writeStream.option("checkpointLocation", str(checkpoint))
+            .trigger(processingTime=TRIGGER)
+            .foreachBatch(self._write)
+            .start()
+        )
 
-    def rows(self) -> list[Any]:
+    def batches(self) -> dict[int, list[Row]]:
         with self._lock:
-            return [row for batch_id in sorted(self.batches) for row in self.batches[batch_id]]
+            return dict(self._batches)
+
+    def rows(self) -> list[Row]:
+        batches = self.batches()
+        return [row for batch_id in sorted(batches) for row in batches[batch_id]]
 
 
 def read(spark: SparkSession, options: dict[str, str]) -> DataFrame:
     return spark.readStream.format("kinesis").options(**options).load()
 
 
-def test_word_count_of_what_boto3_wrote(spark: SparkSession, kinesis: Kinesis, new_stream: Any) -> None:
-    stream = new_stream(shards=2)
-    words = ["Kinesis", "Connector", "for", "Apache", "Spark", "Kinesis", "Spark", "Spark"]
-    put(kinesis.client(), stream, [w.encode() for w in words])
+RecordId = tuple[str, str]
+
+
+def ids(rows: list[Row]) -> list[RecordId]:
+    """Each row's (shardId, sequenceNumber), sorted: what identifies a Kinesis record."""
+    return sorted((row["shardId"], row["sequenceNumber"]) for row in rows)
+
+
+def written_ids(answers: list[dict[str, Any]]) -> list[RecordId]:
+    return sorted((answer["ShardId"], answer["SequenceNumber"]) for answer in answers)
+
+
+# ---- tests ----
+
+
+def test_word_count_of_the_qubole_blog(
+    spark: SparkSession, kinesis: Kinesis, make_stream: Callable[[int], str]
+) -> None:
+    stream = make_stream(2)
+    lines = ["Kinesis Connector for", "Apache Spark", "Kinesis Spark Spark"]
+    put(kinesis.client(), stream, [(f"line-{i}", line.encode()) for i, line in enumerate(lines)])
 
     counts = (
         read(spark, kinesis.options(stream, initialPosition="trim_horizon"))
-        .selectExpr("CAST(data AS STRING) AS word")
+        .selectExpr("explode(split(CAST(data AS STRING), ' ')) AS word")
         .groupBy("word")
         .count()
     )
-    name = f"word_count_{uuid.uuid4().hex[:8]}"
-    query = counts.writeStream.outputMode("complete").format("memory").queryName(name).start()
-    try:
-
-        def counted() -> dict[str, int]:
-            return {r["word"]: r["count"] for r in spark.sql(f"SELECT * FROM {name}").collect()}
-
-        wait_until("every word counted", lambda: sum(counted().values()) >= len(words), query)
-        assert counted() == {"Kinesis": 2, "Connector": 1, "for": 1, "Apache": 1, "Spark": 3}
-    finally:
-        query.stop()
-
-
-def test_columns_carry_what_was_written(spark: SparkSession, kinesis: Kinesis, new_stream: Any) -> None:
-    stream = new_stream(shards=1)
-    client = kinesis.client()
-    written = client.put_record(StreamName=stream, Data=b"\x00\x01hello", PartitionKey="pk-1")
-    collector = BatchCollector()
-    query = collector.start(
-        read(spark, kinesis.options(stream, initialPosition="earliest")), tempfile.mkdtemp()
+    table = f"word_counts_{secrets.token_hex(4)}"
+    query = (
+        counts.writeStream.outputMode("complete")
+        .format("memory")
+        .queryName(table)
+        .trigger(processingTime=TRIGGER)
+        .start()
     )
+    expected = {"Kinesis": 2, "Connector": 1, "for": 1, "Apache": 1, "Spark": 3}
     try:
-        wait_until("the record", lambda: len(collector.rows()) >= 1, query)
+        counted = poll(
+            "the word counts",
+            lambda: {row["word"]: row["count"] for row in spark.table(table).collect()},
+            lambda counts: counts == expected,
+            query,
+        )
     finally:
         query.stop()
-    (row,) = collector.rows()
+    assert counted == expected
+
+
+def test_restart_from_checkpoint_reads_only_the_new_records_each_once(
+    spark: SparkSession, kinesis: Kinesis, make_stream: Callable[[int], str], tmp_path: Path
+) -> None:
+    stream = make_stream(2)
+    client = kinesis.client()
+    checkpoint = tmp_path / "checkpoint"
+    options = kinesis.options(stream, initialPosition="trim_horizon")
+
+    first = put(client, stream, [(f"key-{i}", f"first-{i}".encode()) for i in range(300)])
+    before = BatchCollector()
+    query = before.start(read(spark, options), checkpoint)
+    try:
+        poll("the first 300 records", before.rows, lambda rows: len(rows) >= 300, query)
+    finally:
+        query.stop()
+    assert ids(before.rows()) == written_ids(first)
+
+    second = put(client, stream, [(f"key-{i}", f"second-{i}".encode()) for i in range(200)])
+    after = BatchCollector()
+
+    def delivered() -> dict[int, list[Row]]:
+        """What an idempotent sink holds: a batch run again replaces its first run."""
+        return {**before.batches(), **after.batches()}
+
+    query = after.start(read(spark, options), checkpoint)
+    try:
+        poll(
+            "all 500 records",
+            delivered,
+            lambda batches: sum(len(rows) for rows in batches.values()) >= 500,
+            query,
+        )
+    finally:
+        query.stop()
+
+    first_run, second_run = before.batches(), after.batches()
+    # A batch the first query wrote but had not yet committed when it stopped is run again on restart, under
+    # the same id: it must hold exactly the same records. Every other batch of the second run is new.
+    for batch_id in first_run.keys() & second_run.keys():
+        assert ids(second_run[batch_id]) == ids(first_run[batch_id]), f"batch {batch_id} replayed differently"
+    new_batches = [rows for batch_id, rows in second_run.items() if batch_id not in first_run]
+    assert ids([row for rows in new_batches for row in rows]) == written_ids(second)
+    everything = [row for rows in delivered().values() for row in rows]
+    assert ids(everything) == written_ids(first + second)
+    assert sorted(bytes(row["data"]) for row in everything) == sorted(
+        [f"first-{i}".encode() for i in range(300)] + [f"second-{i}".encode() for i in range(200)]
+    )
+
+
+def test_columns_carry_what_was_written(
+    spark: SparkSession, kinesis: Kinesis, stream: str, tmp_path: Path
+) -> None:
+    written = kinesis.client().put_record(StreamName=stream, Data=b"\x00\x01hello", PartitionKey="pk-1")
+    df = read(spark, kinesis.options(stream, initialPosition="earliest"))
+    assert [(f.name, f.dataType.simpleString()) for f in df.schema.fields] == [
+        ("partitionKey", "string"),
+        ("data", "binary"),
+        ("stream", "string"),
+        ("shardId", "string"),
+        ("sequenceNumber", "string"),
+        ("approximateArrivalTimestamp", "timestamp"),
+    ]
+    collector = BatchCollector()
+    query = collector.start(df, tmp_path / "checkpoint")
+    try:
+        rows = poll("the record", collector.rows, lambda rows: len(rows) >= 1, query)
+    finally:
+        query.stop()
+
+    assert len(rows) == 1, rows
+    (row,) = rows
     assert row["partitionKey"] == "pk-1"
     assert bytes(row["data"]) == b"\x00\x01hello"
     assert row["stream"] == stream
@@ -110,95 +240,81 @@ def test_columns_carry_what_was_written(spark: SparkSession, kinesis: Kinesis, n
     assert row["sequenceNumber"] == written["SequenceNumber"]
     arrived = row["approximateArrivalTimestamp"]
     assert isinstance(arrived, dt.datetime)
-    assert abs((arrived - dt.datetime.now()).total_seconds()) < 60
-
-
-def test_restart_from_checkpoint_loses_and_repeats_nothing(
-    spark: SparkSession, kinesis: Kinesis, new_stream: Any
-) -> None:
-    stream = new_stream(shards=2)
-    client = kinesis.client()
-    checkpoint = tempfile.mkdtemp()
-    options = kinesis.options(stream, initialPosition="trim_horizon")
-
-    first = put(client, stream, [f"first-{i}".encode() for i in range(300)])
-    before = BatchCollector()
-    query = before.start(read(spark, options), checkpoint)
-    try:
-        wait_until("the first 300 records", lambda: len(before.rows()) >= 300, query)
-    finally:
-        query.stop()
-
-    second = put(client, stream, [f"second-{i}".encode() for i in range(200)])
-    after = BatchCollector()
-
-    def delivered() -> dict[int, list[Any]]:
-        """What an idempotent sink holds: a batch written again replaces its first writing."""
-        return {**before.batches, **after.batches}
-
-    query = after.start(read(spark, options), checkpoint)
-    try:
-        wait_until("all 500 records", lambda: sum(len(rows) for rows in delivered().values()) >= 500, query)
-    finally:
-        query.stop()
-
-    def ids(rows: list[Any]) -> list[tuple[str, str]]:
-        return sorted((r["shardId"], r["sequenceNumber"]) for r in rows)
-
-    # A batch that was written but not yet committed when the first query stopped is run again on restart,
-    # under the same id: it must hold exactly the same records.
-    for batch_id in before.batches.keys() & after.batches.keys():
-        assert ids(after.batches[batch_id]) == ids(before.batches[batch_id]), (
-            f"batch {batch_id} replayed differently"
-        )
-    everything = [row for rows in delivered().values() for row in rows]
-    assert ids(everything) == sorted((a["ShardId"], a["SequenceNumber"]) for a in first + second)
-    assert ids(before.rows()) == sorted((a["ShardId"], a["SequenceNumber"]) for a in first)
+    # PySpark gives timestamps as naive local times.
+    assert abs((arrived - dt.datetime.now()).total_seconds()) < 60, arrived
 
 
 def test_bad_options_fail_at_load_naming_the_option(spark: SparkSession, kinesis: Kinesis) -> None:
-    with pytest.raises(Exception) as bad_position:
-        read(spark, kinesis.options("s", initialPosition="yesterday"))
-    assert "initialPosition" in str(bad_position.value)
-    assert "yesterday" in str(bad_position.value)
+    with pytest.raises(IllegalArgumentException) as bad_position:
+        read(spark, kinesis.options("some-stream", initialPosition="yesterday"))
+    message = str(bad_position.value)
+    assert message.startswith("[KINESIS_OPTION_"), message
+    assert "initialPosition" in message
+    assert "yesterday" in message
 
-    options = kinesis.options("s")
-    del options["streamName"]
-    with pytest.raises(Exception) as missing:
-        read(spark, options)
-    assert "streamName" in str(missing.value)
+    with pytest.raises(IllegalArgumentException) as no_stream:
+        read(spark, kinesis.options(None))
+    message = str(no_stream.value)
+    assert message.startswith("[KINESIS_OPTION_"), message
+    assert "streamName" in message
 
 
-def test_secrets_appear_nowhere_a_user_looks(spark: SparkSession, kinesis: Kinesis, new_stream: Any) -> None:
-    if not kinesis.credentials:
-        pytest.skip("needs the emulator, which accepts any secret key")
-    secret = f"SECRET-SENTINEL-{uuid.uuid4().hex}"
-    stream = new_stream(shards=1)
-    put(kinesis.client(), stream, [b"a", b"b", b"c"])
-    options = kinesis.options(stream, initialPosition="trim_horizon", awsSecretKey=secret)
-    df = read(spark, options)
+def test_secrets_appear_nowhere_a_user_looks(
+    spark: SparkSession, kinesis: Kinesis, stream: str, tmp_path: Path
+) -> None:
+    if kinesis.accepts_any_credentials:
+        # Sentinels that cannot turn up by chance; the endpoint accepts them.
+        secret_key = f"SECRET-KEY-SENTINEL-{secrets.token_hex(16)}"
+        session_token: str | None = f"SESSION-TOKEN-SENTINEL-{secrets.token_hex(16)}"
+        kinesis = dataclasses.replace(kinesis, secret_key=secret_key, session_token=session_token)
+    elif kinesis.secret_key and len(kinesis.secret_key) >= 16:
+        # A real endpoint: the real secrets must not show either.
+        secret_key, session_token = kinesis.secret_key, kinesis.session_token
+    else:
+        pytest.skip("the endpoint checks credentials and no long enough secret key is configured to look for")
+    hidden = {"the secret key": secret_key}
+    if session_token:
+        hidden["the session token"] = session_token
+
+    put(kinesis.client(), stream, [("k", b"a"), ("k", b"b"), ("k", b"c")])
+    df = read(spark, kinesis.options(stream, initialPosition="trim_horizon"))
     collector = BatchCollector()
-    query = collector.start(df, tempfile.mkdtemp())
+    query = collector.start(df, tmp_path / "ok")
     try:
-        wait_until(
+        poll(
             "3 rows and their progress",
-            lambda: sum(p["numInputRows"] for p in query.recentProgress) >= 3,
+            lambda: sum(progress.numInputRows for progress in query.recentProgress),
+            lambda rows: rows >= 3,
             query,
         )
+        running_plan = query._jsq.explainInternal(True)
     finally:
         query.stop()
 
-    failing = collector.start(read(spark, {**options, "streamName": "no-such-stream"}), tempfile.mkdtemp())
-    wait_until("the query on a missing stream to fail", lambda: failing.exception() is not None)
-    error = str(failing.exception())
-    assert "no-such-stream" in error
-    assert kinesis.endpoint in error
+    missing = f"e2e-missing-{secrets.token_hex(4)}"
+    failing = collector.start(read(spark, kinesis.options(missing)), tmp_path / "failing")
+    try:
+        poll("the query on a missing stream to fail", failing.exception, lambda e: e is not None, seconds=120)
+    finally:
+        failing.stop()
+    error = failing.exception()
+    assert error is not None, f"a query reading the missing stream {missing} did not fail within 120 s"
 
     places = {
-        "the plan": df._jdf.queryExecution().toString(),
-        "the progress": "\n".join(p.json for p in query.recentProgress),
-        "the error": error,
+        "the plan (df.explain)": df._jdf.queryExecution().toString(),
+        "the running query's plan (query.explain)": running_plan,
+        "the progress (lastProgress/recentProgress)": "\n".join(
+            [query.lastProgress.json, *(progress.json for progress in query.recentProgress)]
+        ),
+        "the error of the failing query": str(error),
+        "the JVM stack trace of that error": str(getattr(error, "_stackTrace", "")),
     }
-    assert f"KinesisV2[{stream}]" in places["the progress"]
-    for where, text in places.items():
-        assert secret not in text, f"the secret key appears in {where}"
+    # Checked before anything else, and never shown: a real secret must not reach the test report either.
+    for what, value in hidden.items():
+        shown_in = [where for where, text in places.items() if value in text]
+        if shown_in:
+            pytest.fail(f"{what} appears in: {', '.join(shown_in)}")
+
+    assert stream in places["the progress (lastProgress/recentProgress)"]
+    assert missing in str(error)
+    assert kinesis.endpoint in str(error)
