@@ -27,8 +27,6 @@ final class ParsedOptions(raw: Map[String, String]) {
   def required[T](spec: OptionSpec[T]): T =
     get(spec).getOrElse(throw KinesisErrors.missingOption(spec.key, spec.example))
 
-  def isSet(spec: OptionSpec[_]): Boolean = values.contains(spec.lowerKey)
-
   /** Keys the connector does not know, as the user wrote them; Spark's own `path` is not reported. */
   def unknownKeys: Seq[String] =
     raw.keys.filter(k => KinesisOptions.find(k).isEmpty && k.toLowerCase(Locale.ROOT) != "path").toSeq.sorted

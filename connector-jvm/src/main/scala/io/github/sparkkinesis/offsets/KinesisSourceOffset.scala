@@ -23,8 +23,6 @@ import org.apache.spark.sql.connector.read.streaming.Offset
 final case class KinesisSourceOffset(shards: Map[ShardKey, ShardPosition]) extends Offset {
 
   override lazy val json: String = KinesisSourceOffset.toJson(this)
-
-  def streams: Seq[String] = shards.keys.map(_.stream).toSeq.distinct.sorted
 }
 
 object KinesisSourceOffset {
