@@ -66,6 +66,9 @@ lazy val connector = (project in file("connector-jvm"))
       ExclusionRule("software.amazon.awssdk", "apache-client")
     ),
     Compile / packageDoc / publishArtifact := false,
+    // The plain jar (without dependencies) goes elsewhere, so it never overwrites the assembled one.
+    Compile / packageBin / artifactPath :=
+      crossTarget.value / "plain" / s"spark-kinesis_2.13-${version.value}-plain.jar",
 
     // ---- assembly: the connector jar users load ----
     assembly / assemblyJarName := s"spark-kinesis_2.13-${version.value}.jar",

@@ -72,6 +72,74 @@ object KinesisOptions {
       durationMillis(min = 0, max = Long.MaxValue)
     )
 
+  // ---- prefetching ----
+
+  val MaxFetchRate: OptionSpec[Double] =
+    spec(
+      "maxFetchRate",
+      "1.0",
+      "How fast each shard is prefetched, in MB/s (at most 2.0, Kinesis' read limit per shard).",
+      "1.0"
+    )(decimal(min = 0, max = 2.0, minExclusive = true))
+
+  val MinFetchPeriod: OptionSpec[Long] =
+    spec(
+      "minFetchPeriod",
+      "400ms",
+      "Least time between two GetRecords calls on one shard (at least 200ms: Kinesis allows 5 calls/s).",
+      "400ms"
+    )(durationMillis(min = 200, max = Long.MaxValue))
+
+  val MaxFetchDuration: OptionSpec[Long] =
+    spec(
+      "maxFetchDuration",
+      "10s",
+      "Longest time a prefetch task buffers new data before it becomes available to batches; it hands " +
+        "over sooner once all its shards are caught up.",
+      "200ms"
+    )(durationMillis(min = 1, max = Long.MaxValue))
+
+  val FetchBufferSize: OptionSpec[Long] =
+    spec(
+      "fetchBufferSize",
+      "20gb",
+      "Data prefetched but not yet committed above which prefetching pauses (a soft limit).",
+      "2gb"
+    )(bytes(min = 1, max = Long.MaxValue))
+
+  val ShardsPerTask: OptionSpec[Int] =
+    spec("shardsPerTask", "5", "Shards one prefetch task reads in parallel (at most 1000).", "10")(int(1, 1000))
+
+  val CoalesceThresholdBlockSize: OptionSpec[Long] =
+    spec(
+      "coalesceThresholdBlockSize",
+      "10000000",
+      "When a batch's average prefetched block is smaller than this (bytes), blocks are packed into " +
+        "partitions of about coalesceBinSize.",
+      "10000000"
+    )(long(min = 1, max = Long.MaxValue))
+
+  val CoalesceBinSize: OptionSpec[Long] =
+    spec("coalesceBinSize", "128000000", "Approximate bytes per partition after coalescing.", "128000000")(
+      long(min = 1, max = Long.MaxValue)
+    )
+
+  // ---- admission control ----
+
+  val MaxRecordsPerTrigger: OptionSpec[Long] =
+    spec("maxRecordsPerTrigger", null, "At most this many records per micro-batch; default: no limit.", "100000")(
+      long(min = 1, max = Long.MaxValue)
+    )
+
+  val MaxBytesPerTrigger: OptionSpec[Long] =
+    spec(
+      "maxBytesPerTrigger",
+      null,
+      "At most this much record data per micro-batch (a single larger record still goes alone); default: " +
+        "no limit.",
+      "256mb"
+    )(bytes(min = 1, max = Long.MaxValue))
+
   val all: Seq[OptionSpec[_]] = Seq(
     StreamName,
     InitialPositionOption,
@@ -81,7 +149,16 @@ object KinesisOptions {
     AwsSecretKey,
     AwsSessionToken,
     MaxRecordsPerFetch,
-    ShardFetchInterval
+    ShardFetchInterval,
+    MaxFetchRate,
+    MinFetchPeriod,
+    MaxFetchDuration,
+    FetchBufferSize,
+    ShardsPerTask,
+    CoalesceThresholdBlockSize,
+    CoalesceBinSize,
+    MaxRecordsPerTrigger,
+    MaxBytesPerTrigger
   )
 
   private val byLowerKey: Map[String, OptionSpec[_]] = all.map(s => s.lowerKey -> s).toMap

@@ -9,8 +9,9 @@ import org.slf4j.LoggerFactory
 final case class KinesisSourceConfig(
     streams: Seq[String],
     initialPosition: InitialPosition,
-    maxRecordsPerFetch: Int,
     shardFetchIntervalMs: Long,
+    prefetch: PrefetchConfig,
+    limits: TriggerLimits,
     aws: AwsConfig
 ) {
 
@@ -34,9 +35,66 @@ object KinesisSourceConfig {
     KinesisSourceConfig(
       streams = options.required(KinesisOptions.StreamName),
       initialPosition = options.required(KinesisOptions.InitialPositionOption),
-      maxRecordsPerFetch = options.required(KinesisOptions.MaxRecordsPerFetch),
       shardFetchIntervalMs = options.required(KinesisOptions.ShardFetchInterval),
+      prefetch = PrefetchConfig(
+        maxRecordsPerFetch = options.required(KinesisOptions.MaxRecordsPerFetch),
+        maxFetchBytesPerSecond = math.round(options.required(KinesisOptions.MaxFetchRate) * PrefetchConfig.MB),
+        minFetchPeriodMs = options.required(KinesisOptions.MinFetchPeriod),
+        maxFetchDurationMs = options.required(KinesisOptions.MaxFetchDuration),
+        fetchBufferBytes = options.required(KinesisOptions.FetchBufferSize),
+        shardsPerTask = options.required(KinesisOptions.ShardsPerTask),
+        coalesceThresholdBlockSize = options.required(KinesisOptions.CoalesceThresholdBlockSize),
+        coalesceBinSize = options.required(KinesisOptions.CoalesceBinSize)
+      ),
+      limits = TriggerLimits(
+        maxRecords = options.get(KinesisOptions.MaxRecordsPerTrigger),
+        maxBytes = options.get(KinesisOptions.MaxBytesPerTrigger)
+      ),
       aws = AwsConfig.fromOptions(options, resolveDefaultRegion)
     )
   }
+}
+
+/**
+ * How the background prefetch reads Kinesis and stores what it read. Serializable: it travels to the
+ * prefetch tasks.
+ *
+ * @param maxFetchBytesPerSecond     per shard: the next call waits until the bytes of the last one fit
+ * @param minFetchPeriodMs           per shard: least time between two GetRecords calls
+ * @param maxFetchDurationMs         longest a prefetch task buffers before handing its blocks over
+ * @param fetchBufferBytes           prefetched, uncommitted bytes above which prefetching pauses
+ * @param coalesceThresholdBlockSize average block size below which a batch's blocks are packed together
+ * @param coalesceBinSize            bytes per packed partition
+ */
+final case class PrefetchConfig(
+    maxRecordsPerFetch: Int,
+    maxFetchBytesPerSecond: Long,
+    minFetchPeriodMs: Long,
+    maxFetchDurationMs: Long,
+    fetchBufferBytes: Long,
+    shardsPerTask: Int,
+    coalesceThresholdBlockSize: Long,
+    coalesceBinSize: Long
+)
+
+object PrefetchConfig {
+
+  /** `maxFetchRate` is in MB/s, as Kinesis' limits are: 1 MB = 2^20 bytes. */
+  val MB: Long = 1024L * 1024
+
+  val Defaults: PrefetchConfig = PrefetchConfig(
+    maxRecordsPerFetch = 10000,
+    maxFetchBytesPerSecond = MB,
+    minFetchPeriodMs = 400,
+    maxFetchDurationMs = 10000,
+    fetchBufferBytes = 20L * 1024 * MB,
+    shardsPerTask = 5,
+    coalesceThresholdBlockSize = 10000000L,
+    coalesceBinSize = 128000000L
+  )
+}
+
+/** Admission control: how much one micro-batch may take at most, in records and in record bytes. */
+final case class TriggerLimits(maxRecords: Option[Long], maxBytes: Option[Long]) {
+  def isEmpty: Boolean = maxRecords.isEmpty && maxBytes.isEmpty
 }

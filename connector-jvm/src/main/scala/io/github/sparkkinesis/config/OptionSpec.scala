@@ -44,6 +44,31 @@ object OptionParsers {
       case ms => Right(ms)
     }
 
+  def long(min: Long, max: Long): String => Either[String, Long] = raw =>
+    raw.trim.replace(",", "").replace("_", "").toLongOption match {
+      case None => Left("expected a whole number")
+      case Some(n) if n < min => Left(s"it must be at least $min")
+      case Some(n) if n > max => Left(s"it must be at most $max")
+      case Some(n) => Right(n)
+    }
+
+  /** A decimal number `x` with `min < x <= max` when `minExclusive`, else `min <= x <= max`. */
+  def decimal(min: Double, max: Double, minExclusive: Boolean): String => Either[String, Double] = raw =>
+    raw.trim.toDoubleOption.filterNot(d => d.isNaN || d.isInfinite) match {
+      case None => Left("expected a decimal number")
+      case Some(d) if minExclusive && d <= min => Left(s"it must be greater than $min")
+      case Some(d) if d < min => Left(s"it must be at least $min")
+      case Some(d) if d > max => Left(s"it must be at most $max")
+      case Some(d) => Right(d)
+    }
+
+  def bytes(min: Long, max: Long): String => Either[String, Long] = raw =>
+    ByteSizes.parseBytes(raw).flatMap {
+      case b if b < min => Left(s"it must be at least ${ByteSizes.format(min)}")
+      case b if b > max => Left(s"it must be at most ${ByteSizes.format(max)}")
+      case b => Right(b)
+    }
+
   /** A Kinesis stream name: 1 to 128 of letters, digits, `_`, `.` and `-`. */
   private val StreamName = "[a-zA-Z0-9_.-]{1,128}".r
 

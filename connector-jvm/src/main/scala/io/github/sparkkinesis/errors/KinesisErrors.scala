@@ -87,9 +87,17 @@ object KinesisErrors {
   ): KinesisConnectorException =
     new KinesisConnectorException(
       "KINESIS_RANGE_INCOMPLETE",
-      s"Could not read shard $shardId of stream '$stream' from $from up to sequence number $until: the shard " +
+      s"Could not read shard $shardId of stream '$stream' from $from up to $until: the shard " +
         s"yielded nothing after $reached. The records of this batch are no longer readable (for example, the " +
         "stream was deleted and recreated, or its retention trimmed them)."
+    )
+
+  def prefetchFailed(source: String, attempts: Int, cause: Throwable): KinesisConnectorException =
+    new KinesisConnectorException(
+      "KINESIS_PREFETCH_FAILED",
+      s"Prefetching for $source failed $attempts times in a row; the last failure: ${rootMessage(cause)}. " +
+        "Check the executors' logs for the cause.",
+      cause
     )
 
   private def rootMessage(t: Throwable): String = {

@@ -7,8 +7,9 @@ import io.github.sparkkinesis.util.Clock
 import org.slf4j.LoggerFactory
 
 /**
- * Reads exactly the records of one shard after `start` up to and including the sequence number `endSeq`,
- * the range the driver fixed for a batch: never more, never less. Expired iterators are renewed after the
+ * Reads exactly the records of one shard after `start` up to and including the sequence number `endSeq`
+ * (or, with None, to the end of the closed shard), a range the driver fixed for a batch: never more, never
+ * less. Expired iterators are renewed after the
  * last record fetched; throttled calls are retried with backoff. Runs in one task on an executor; not
  * thread-safe.
  */
@@ -16,7 +17,7 @@ final class ShardRangeReader(
     api: KinesisApi,
     key: ShardKey,
     start: ShardPosition,
-    endSeq: String,
+    endSeq: Option[String],
     maxRecordsPerFetch: Int,
     clock: Clock
 ) extends Iterator[KinesisRecord] {
@@ -66,13 +67,16 @@ final class ShardRangeReader(
           return
       }
     throttling.reset()
-    val inRange = batch.records.takeWhile(r => SequenceNumbers.compare(r.sequenceNumber, endSeq) <= 0)
+    val inRange = endSeq.fold(batch.records) { end =>
+      batch.records.takeWhile(r => SequenceNumbers.compare(r.sequenceNumber, end) <= 0)
+    }
     inRange.lastOption.foreach(r => lastFetched = Some(r.sequenceNumber))
     pending = inRange.iterator
-    if (inRange.size < batch.records.size || inRange.lastOption.exists(_.sequenceNumber == endSeq)) {
+    if (inRange.size < batch.records.size || inRange.lastOption.exists(r => endSeq.contains(r.sequenceNumber))) {
       finished = true
     } else {
       batch.nextIterator match {
+        case None if endSeq.isEmpty => finished = true
         case None => throw incomplete()
         case Some(next) =>
           shardIterator = Some(next)
@@ -101,7 +105,7 @@ final class ShardRangeReader(
       key.stream,
       key.shardId,
       start.toString,
-      endSeq,
+      endSeq.fold("the shard's end")(s => s"sequence number $s"),
       lastFetched.getOrElse(start.toString)
     )
 }

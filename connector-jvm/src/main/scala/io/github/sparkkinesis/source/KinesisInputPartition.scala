@@ -1,53 +1,51 @@
 package io.github.sparkkinesis.source
 
-import io.github.sparkkinesis.client.SharedKinesisApis
+import io.github.sparkkinesis.client.KinesisRecord
 import io.github.sparkkinesis.config.AwsConfig
-import io.github.sparkkinesis.fetch.ShardRangeReader
-import io.github.sparkkinesis.offsets.{ShardKey, ShardPosition}
+import io.github.sparkkinesis.prefetch.{PrefetchRuntime, Segment, SegmentReader}
 import io.github.sparkkinesis.util.SystemClock
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.connector.read.{InputPartition, PartitionReader, PartitionReaderFactory}
 import org.slf4j.LoggerFactory
 
 /**
- * The records of one shard in one batch: after `start`, up to and including `endSequenceNumber`. Fixed by
- * the driver; serialized to the executor that reads it.
+ * Part of one batch: stretches of shards, each read from its prefetched block or, if that is gone, from
+ * Kinesis. Fixed by the driver; serialized to the executor that reads it, preferably one holding the blocks.
  */
 final case class KinesisInputPartition(
-    shard: ShardKey,
-    start: ShardPosition,
-    endSequenceNumber: String,
+    segments: Seq[Segment],
     aws: AwsConfig,
-    maxRecordsPerFetch: Int
-) extends InputPartition
+    maxRecordsPerFetch: Int,
+    locations: Array[String]
+) extends InputPartition {
+  override def preferredLocations(): Array[String] = locations
+}
 
 /** Creates the readers of [[KinesisInputPartition]]s on executors. */
-object KinesisPartitionReaderFactory extends PartitionReaderFactory {
+final class KinesisPartitionReaderFactory(runtime: PrefetchRuntime) extends PartitionReaderFactory {
   override def createReader(partition: InputPartition): PartitionReader[InternalRow] =
-    new KinesisPartitionReader(partition.asInstanceOf[KinesisInputPartition])
+    new KinesisPartitionReader(partition.asInstanceOf[KinesisInputPartition], runtime)
 }
 
 /**
- * Reads one partition's range from Kinesis and turns each record into a row. Runs in one task on an
+ * Reads one partition's stretches in order and turns each record into a row. Runs in one task on an
  * executor; not thread-safe. Logs one line per partition when it closes.
  */
-final class KinesisPartitionReader(partition: KinesisInputPartition) extends PartitionReader[InternalRow] {
+final class KinesisPartitionReader(partition: KinesisInputPartition, runtime: PrefetchRuntime)
+    extends PartitionReader[InternalRow] {
   private val log = LoggerFactory.getLogger(getClass)
   private val startedAt = System.nanoTime()
-  private val records = new ShardRangeReader(
-    SharedKinesisApis.get(partition.aws),
-    partition.shard,
-    partition.start,
-    partition.endSequenceNumber,
-    partition.maxRecordsPerFetch,
-    SystemClock
-  )
-  private val toRow = KinesisRecordSchema.rowsOf(partition.shard)
+  private val remaining = partition.segments.iterator
+  private var records: Iterator[KinesisRecord] = Iterator.empty
+  private var toRow: KinesisRecord => InternalRow = _
   private var current: InternalRow = _
   private var count = 0L
   private var bytes = 0L
+  private var fromBlocks = 0
+  private var fromKinesis = 0
 
-  override def next(): Boolean =
+  override def next(): Boolean = {
+    while (!records.hasNext && remaining.hasNext) open(remaining.next())
     records.hasNext && {
       val record = records.next()
       count += 1
@@ -55,14 +53,29 @@ final class KinesisPartitionReader(partition: KinesisInputPartition) extends Par
       current = toRow(record)
       true
     }
+  }
+
+  private def open(segment: Segment): Unit = {
+    val (source, read) = SegmentReader.read(
+      segment,
+      runtime.store,
+      runtime.executorApi(partition.aws),
+      partition.maxRecordsPerFetch,
+      SystemClock
+    )
+    if (source == SegmentReader.FromBlock) fromBlocks += 1 else fromKinesis += 1
+    toRow = KinesisRecordSchema.rowsOf(segment.shard)
+    records = read
+  }
 
   override def get(): InternalRow = current
 
   override def close(): Unit = {
     val ms = (System.nanoTime() - startedAt) / 1000000
+    val shards = partition.segments.map(_.shard).distinct
     log.info(
-      s"Read stream=${partition.shard.stream} shard=${partition.shard.shardId} from=${partition.start} " +
-        s"to=${partition.endSequenceNumber} records=$count bytes=$bytes calls=${records.getRecordsCalls} ms=$ms"
+      s"Read ${partition.segments.size} stretches of ${shards.mkString(",")}: records=$count bytes=$bytes " +
+        s"fromBlocks=$fromBlocks fromKinesis=$fromKinesis ms=$ms"
     )
   }
 }

@@ -1,41 +1,34 @@
 package io.github.sparkkinesis.source
 
-import java.util.concurrent.{Callable, ExecutionException, ExecutorService}
-
 import scala.jdk.CollectionConverters._
 
 import io.github.sparkkinesis.client.{ApiFailures, KinesisApi, KinesisClientFactory, ShardInfo}
-import io.github.sparkkinesis.config.{AwsConfig, InitialPosition, KinesisSourceConfig}
-import io.github.sparkkinesis.fetch.{Probed, ShardTipProbe}
+import io.github.sparkkinesis.config.{AwsConfig, InitialPosition, KinesisSourceConfig, TriggerLimits}
 import io.github.sparkkinesis.offsets.{KinesisSourceOffset, ShardKey, ShardPosition}
+import io.github.sparkkinesis.prefetch._
 import io.github.sparkkinesis.shards.{ShardDiscovery, ShardLineage}
-import io.github.sparkkinesis.util.{Clock, DaemonThreads, SystemClock}
+import io.github.sparkkinesis.util.{Clock, SystemClock}
 import org.apache.hadoop.conf.Configuration
 import org.apache.spark.sql.connector.read.{InputPartition, PartitionReaderFactory}
-import org.apache.spark.sql.connector.read.streaming.{
-  MicroBatchStream,
-  Offset,
-  ReadLimit,
-  ReportsSourceMetrics,
-  SupportsTriggerAvailableNow
-}
+import org.apache.spark.sql.connector.read.streaming._
 import org.apache.spark.sql.SparkSession
 import org.slf4j.LoggerFactory
 
 /**
- * The driver's side of a streaming read. For each batch it lists the shards, decides how far each shard is
- * read (the batch's end offset, which Spark writes to its offset log before any task runs), and turns the
- * range between two offsets into one input partition per shard. Tasks then read exactly those ranges.
+ * The driver's side of a streaming read. A background [[Prefetcher]] reads the shards into blocks on the
+ * executors; for each batch this class lists the shards, fixes how far each is read from what has been
+ * prefetched (the batch's end offset, which Spark writes to its offset log before any task runs), and
+ * turns the range between two offsets into input partitions over the blocks. Commits free the blocks.
  *
- * Not thread-safe: Spark calls it from the query's thread. Makes no calls to Kinesis until Spark asks for
- * an offset.
+ * Spark calls it from the query's thread. Makes no calls to Kinesis until Spark asks for an offset.
  */
 final class KinesisMicroBatchStream(
     config: KinesisSourceConfig,
     checkpointLocation: String,
     clock: Clock = SystemClock,
     newApi: AwsConfig => KinesisApi = KinesisClientFactory.create,
-    hadoopConf: () => Configuration = () => SparkSession.active.sparkContext.hadoopConfiguration
+    hadoopConf: () => Configuration = () => SparkSession.active.sparkContext.hadoopConfiguration,
+    runtime: PrefetchRuntime = SparkPrefetchRuntime
 ) extends MicroBatchStream
     with SupportsTriggerAvailableNow
     with ReportsSourceMetrics {
@@ -52,17 +45,29 @@ final class KinesisMicroBatchStream(
   }
   private lazy val discovery =
     new ShardDiscovery(api, config.streams, ListShardsPageSize, config.shardFetchIntervalMs, clock)
-  private lazy val probe = new ShardTipProbe(api, config.maxRecordsPerFetch, MinProbeIntervalMs, clock)
-  private var probePoolInUse = Option.empty[ExecutorService]
-  private lazy val probePool: ExecutorService = {
-    val pool = DaemonThreads.pool("kinesis-shard-probe", ProbeThreads)
-    probePoolInUse = Some(pool)
-    pool
+
+  /** The block id namespace of this source. */
+  private val streamId = BlockRef.newStreamId()
+  private val catalog = new BlockCatalog(config.prefetch)
+  private var prefetcherInUse = Option.empty[Prefetcher]
+  private lazy val prefetcher: Prefetcher = {
+    val created = new Prefetcher(
+      catalog,
+      runtime.jobs(config),
+      runtime.store,
+      config.prefetch,
+      streamId,
+      () => availableNowCutoff.getOrElse(Long.MaxValue),
+      config.description,
+      api.target,
+      clock
+    )
+    prefetcherInUse = Some(created)
+    created
   }
 
-  /** Under Trigger.AvailableNow: the run's start, and the shards with nothing more before it. */
+  /** Under Trigger.AvailableNow: the run's start. */
   @volatile private var availableNowCutoff = Option.empty[Long]
-  private val caughtUp = java.util.concurrent.ConcurrentHashMap.newKeySet[ShardKey]()
 
   /** Shards listed at the last batch planning, and how many of them are closed. */
   @volatile private var lastShardCounts = (0, 0)
@@ -94,87 +99,129 @@ final class KinesisMicroBatchStream(
       "The Kinesis source is asked for offsets with latestOffset(Offset, ReadLimit)"
     )
 
-  override def getDefaultReadLimit: ReadLimit = ReadLimit.allAvailable()
-
-  override def latestOffset(start: Offset, limit: ReadLimit): Offset = {
-    val startedAt = clock.nowMillis()
-    val from = start.asInstanceOf[KinesisSourceOffset]
-    val listed = listShards()
-    val tracked = ShardLineage.track(from.shards, listed)
-    val readable = tracked.keys.filter(ShardLineage.readable(_, tracked, listed)).toSeq.map(k => k -> tracked(k))
-    val advanced = availableNowCutoff match {
-      case None => probeAll(readable, Long.MaxValue).map { case (key, probed) => key -> probed.position }
-      case Some(cutoff) => probeUntilCaughtUp(readable.filterNot { case (key, _) => caughtUp.contains(key) }, cutoff)
+  override def getDefaultReadLimit: ReadLimit = {
+    val limits = config.limits.maxRecords.map(ReadLimit.maxRows).toSeq ++ config.limits.maxBytes.map(ReadLimit.maxBytes)
+    limits match {
+      case Seq() => ReadLimit.allAvailable()
+      case Seq(one) => one
+      case several => ReadLimit.compositeLimit(several.toArray)
     }
-    probe.retain(tracked.keySet)
-    val end = KinesisSourceOffset(tracked ++ advanced)
-    lastShardCounts = (listed.size, listed.values.count(_.isClosed))
-    log.debug(s"latestOffset of $this: probed ${readable.size} shards in ${clock.nowMillis() - startedAt} ms")
-    end
   }
 
   /**
-   * Trigger.AvailableNow: the instant the run started, records that arrived before it are read.
-   * Spark ends the run at the first batch whose offset does not move, so here a probe that finds nothing
-   * yet (paced, throttled, or an empty stretch) is repeated until some shard moves or every shard is
-   * caught up with the instant.
+   * The end of the next batch: for every shard the batch may read (its parents read to their ends), as far
+   * as the prefetcher has read it, within `limit`. Under Trigger.AvailableNow this waits for the prefetcher
+   * until some shard moves or every shard has been read up to the run's start, because Spark ends the run
+   * at the first offset that does not move.
    */
+  override def latestOffset(start: Offset, limit: ReadLimit): Offset = {
+    val from = start.asInstanceOf[KinesisSourceOffset]
+    val listed = listShards()
+    val tracked = ShardLineage.track(from.shards, listed)
+    val readable = tracked.filter { case (key, _) => ShardLineage.readable(key, tracked, listed) }
+    throwIfPrefetchFailed()
+    removeBlocks(catalog.sync(readable))
+    prefetcher.start()
+    val limits = limitsOf(limit)
+    var advanced = advance(readable, limits)
+    if (availableNowCutoff.isDefined) {
+      while (advanced.isEmpty && !catalog.allCaughtUpToCutoff) {
+        catalog.awaitChange(AvailableNowWaitMs)
+        throwIfPrefetchFailed()
+        advanced = advance(readable, limits)
+      }
+    }
+    lastShardCounts = (listed.size, listed.values.count(_.isClosed))
+    KinesisSourceOffset(tracked ++ advanced)
+  }
+
+  /** The shards that move, and to where: the prefetched stretches the catalog plans, cut at a limit. */
+  private def advance(readable: Map[ShardKey, ShardPosition], limits: TriggerLimits): Map[ShardKey, ShardPosition] = {
+    val plan = catalog.plan(readable, limits)
+    val cut = plan.crossing.flatMap(cutAt)
+    (plan.ends ++ cut).filter { case (key, position) => readable.get(key).forall(_ != position) }
+  }
+
+  /**
+   * Where a trigger limit falls inside a prefetched stretch: the stretch's records are read (from its
+   * block, or Kinesis) to find the last sequence number within the limit, and the catalog splits the
+   * stretch there. A batch takes at least one record, however large.
+   */
+  private def cutAt(crossing: BlockCatalog.Crossing): Option[(ShardKey, ShardPosition)] = {
+    val segment = crossing.segment
+    val minimum = if (crossing.anyTaken) 0L else 1L
+    val (_, records) =
+      SegmentReader.read(segment, runtime.store, api, config.prefetch.maxRecordsPerFetch, clock)
+    var count = 0L
+    var bytes = 0L
+    var last = Option.empty[String]
+    records
+      .takeWhile(r => count < minimum || (count < crossing.records && bytes + r.data.length <= crossing.bytes))
+      .foreach { r =>
+        count += 1
+        bytes += r.data.length
+        last = Some(r.sequenceNumber)
+      }
+    last.map(seq => segment.shard -> catalog.cut(segment, seq, count, bytes))
+  }
+
+  private def limitsOf(limit: ReadLimit): TriggerLimits = limit match {
+    case rows: ReadMaxRows => TriggerLimits(Some(rows.maxRows()), None)
+    case bytes: ReadMaxBytes => TriggerLimits(None, Some(bytes.maxBytes()))
+    case composite: CompositeReadLimit =>
+      composite.getReadLimits.map(limitsOf).foldLeft(TriggerLimits(None, None)) { (a, b) =>
+        TriggerLimits(a.maxRecords.orElse(b.maxRecords), a.maxBytes.orElse(b.maxBytes))
+      }
+    case _ => TriggerLimits(None, None)
+  }
+
+  /** Trigger.AvailableNow: records that arrived before this instant are read, in as many batches as needed. */
   override def prepareForTriggerAvailableNow(): Unit = {
     val cutoff = clock.nowMillis()
     availableNowCutoff = Some(cutoff)
     log.info(s"$this reads, in this run, what arrived before ${java.time.Instant.ofEpochMilli(cutoff)}")
   }
 
-  private def probeUntilCaughtUp(shards: Seq[(ShardKey, ShardPosition)], cutoff: Long): Map[ShardKey, ShardPosition] = {
-    var pending = shards
-    var advanced = Map.empty[ShardKey, ShardPosition]
-    while (pending.nonEmpty && advanced.isEmpty) {
-      val probed = probeAll(pending, cutoff)
-      probed.foreach { case (key, result) => if (result.caughtUp) caughtUp.add(key) }
-      val before = pending.toMap
-      advanced = probed.collect { case (key, result) if result.position != before(key) => key -> result.position }
-      pending = pending.filterNot { case (key, _) => caughtUp.contains(key) }
-      if (advanced.isEmpty && pending.nonEmpty) clock.sleep(MinProbeIntervalMs)
-    }
-    advanced
-  }
+  private def throwIfPrefetchFailed(): Unit = catalog.failure.foreach(e => throw e)
 
   private def listShards(): Map[ShardKey, ShardInfo] =
     ApiFailures.userFacing("ListShards", config.streams.mkString(","), api)(discovery.shards())
 
-  /** Probes shards in parallel, at most [[ProbeThreads]] at once. */
-  private def probeAll(shards: Seq[(ShardKey, ShardPosition)], arrivedBefore: Long): Map[ShardKey, Probed] = {
-    val futures = shards.map { case (key, from) =>
-      val task: Callable[Probed] =
-        () => ApiFailures.userFacing("GetRecords", key.stream, api)(probe.probe(key, from, arrivedBefore))
-      key -> probePool.submit(task)
-    }
-    futures.map { case (key, future) =>
-      try key -> future.get()
-      catch { case e: ExecutionException => throw e.getCause }
-    }.toMap
-  }
-
+  /**
+   * The batch's stretches from the catalog, or, for a shard whose range the catalog does not hold (the
+   * query restarted, or blocks were lost), its whole range to be read from Kinesis again.
+   */
   override def planInputPartitions(start: Offset, end: Offset): Array[InputPartition] = {
     val from = start.asInstanceOf[KinesisSourceOffset].shards
     val to = end.asInstanceOf[KinesisSourceOffset].shards
-    val ranges = for {
-      (key, ShardPosition.After(endSeq)) <- to.toSeq
-      startPosition = from.getOrElse(key, ShardPosition.TrimHorizon)
-      if startPosition != ShardPosition.After(endSeq)
-    } yield KinesisInputPartition(key, startPosition, endSeq, config.aws, config.maxRecordsPerFetch)
-    ranges.sortBy(p => (p.shard.stream, p.shard.shardId)).toArray
+    val segments = to.toSeq.sortBy { case (key, _) => (key.stream, key.shardId) }.flatMap { case (key, until) =>
+      val since = from.getOrElse(key, ShardPosition.TrimHorizon)
+      if (since == until) Nil
+      else
+        catalog.covering(key, since, until) match {
+          case Some(parts) => parts.filter(_.records > 0)
+          case None => Seq(Segment(key, since, until, records = 0, bytes = 0, block = None))
+        }
+    }
+    val groups = BatchPartitioning.group(
+      segments,
+      config.prefetch.coalesceThresholdBlockSize,
+      config.prefetch.coalesceBinSize
+    )
+    groups.map { group =>
+      KinesisInputPartition(group, config.aws, config.prefetch.maxRecordsPerFetch, BatchPartitioning.locations(group))
+    }.toArray
   }
 
-  override def createReaderFactory(): PartitionReaderFactory = KinesisPartitionReaderFactory
+  override def createReaderFactory(): PartitionReaderFactory = new KinesisPartitionReaderFactory(runtime)
 
   /**
-   * Shown in every query progress under `sources[].metrics`, with the Databricks source's names: the lag of
-   * the planned data behind each shard's newest record (from GetRecords' MillisBehindLatest), the shard
-   * counts, and how often probing was throttled.
+   * Shown in every query progress under `sources[].metrics`, with the Databricks source's names: the lag
+   * behind each shard's newest record (from GetRecords' MillisBehindLatest), the bytes prefetched and not
+   * yet committed, the shard counts, and how often prefetching was throttled.
    */
   override def metrics(latestConsumedOffset: java.util.Optional[Offset]): java.util.Map[String, String] = {
-    val behind = if (apiInUse.isEmpty) Map.empty[ShardKey, Long] else probe.millisBehindLatest
+    val behind = catalog.millisBehindLatest
     val (total, closed) = lastShardCounts
     val lag =
       if (behind.isEmpty) Map.empty[String, String]
@@ -185,19 +232,28 @@ final class KinesisMicroBatchStream(
           "maxMsBehindLatest" -> values.max.toString,
           "minMsBehindLatest" -> values.min.toString)
       }
-    val throttled = if (apiInUse.isEmpty) 0L else probe.throttledCalls
     (lag ++ Map(
+      "totalPrefetchedBytes" -> catalog.bufferedBytes.toString,
       "numTotalShards" -> total.toString,
       "numClosedShards" -> closed.toString,
-      "numThrottledFetches" -> throttled.toString)).asJava
+      "numThrottledFetches" -> catalog.throttledFetches.toString
+    )).asJava
   }
 
   override def deserializeOffset(json: String): Offset = KinesisSourceOffset.fromJson(json)
 
-  override def commit(end: Offset): Unit = ()
+  /** The batch up to `end` is done: its blocks are freed. */
+  override def commit(end: Offset): Unit =
+    removeBlocks(catalog.release(end.asInstanceOf[KinesisSourceOffset].shards))
+
+  private def removeBlocks(blocks: Seq[BlockRef]): Unit =
+    if (blocks.nonEmpty) {
+      try runtime.store.remove(blocks)
+      catch { case scala.util.control.NonFatal(e) => log.warn(s"Could not remove ${blocks.size} blocks", e) }
+    }
 
   override def stop(): Unit = {
-    probePoolInUse.foreach(_.shutdownNow())
+    prefetcherInUse.foreach(_.stop())
     apiInUse.foreach(_.close())
   }
 
@@ -206,8 +262,7 @@ final class KinesisMicroBatchStream(
 
 object KinesisMicroBatchStream {
   val ListShardsPageSize = 100
-  val ProbeThreads = 8
 
-  /** Kinesis allows five GetRecords calls per second and shard. */
-  val MinProbeIntervalMs = 200L
+  /** How long AvailableNow waits for the prefetcher between looks at the catalog. */
+  val AvailableNowWaitMs = 100L
 }

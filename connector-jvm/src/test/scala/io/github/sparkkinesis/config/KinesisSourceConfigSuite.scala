@@ -19,8 +19,11 @@ class KinesisSourceConfigSuite extends AnyFunSuite {
     val config = parse(base)
     assert(config.streams == Seq("orders"))
     assert(config.initialPosition == InitialPosition.Latest)
-    assert(config.maxRecordsPerFetch == 10000)
     assert(config.shardFetchIntervalMs == 1000)
+    assert(config.prefetch == PrefetchConfig.Defaults)
+    assert(config.prefetch.maxFetchBytesPerSecond == 1024 * 1024)
+    assert(config.prefetch.fetchBufferBytes == 20L * 1024 * 1024 * 1024)
+    assert(config.limits == TriggerLimits(None, None))
     assert(config.aws == AwsConfig("eu-west-1", None, AwsCredentialsConfig.DefaultChain))
   }
 
@@ -130,5 +133,55 @@ class KinesisSourceConfigSuite extends AnyFunSuite {
     val config =
       parse(Map("streamName" -> "a,b", "region" -> "us-east-1", "awsAccessKey" -> "AK", "awsSecretKey" -> "sk"))
     assert(config.description == "KinesisV2[a,b]")
+  }
+
+  test("prefetch options take durations, byte sizes and rates as the Databricks source does") {
+    val config = parse(
+      base ++ Map(
+        "maxFetchRate" -> "1.5",
+        "minFetchPeriod" -> "210ms",
+        "maxFetchDuration" -> "200ms",
+        "fetchBufferSize" -> "10mb",
+        "shardsPerTask" -> "10",
+        "coalesceThresholdBlockSize" -> "1,000,000",
+        "coalesceBinSize" -> "64000000",
+        "maxRecordsPerTrigger" -> "5000",
+        "maxBytesPerTrigger" -> "2gb"
+      )
+    )
+    assert(config.prefetch.maxFetchBytesPerSecond == 1572864)
+    assert(config.prefetch.minFetchPeriodMs == 210)
+    assert(config.prefetch.maxFetchDurationMs == 200)
+    assert(config.prefetch.fetchBufferBytes == 10L * 1024 * 1024)
+    assert(config.prefetch.shardsPerTask == 10)
+    assert(config.prefetch.coalesceThresholdBlockSize == 1000000)
+    assert(config.prefetch.coalesceBinSize == 64000000)
+    assert(config.limits == TriggerLimits(Some(5000), Some(2L * 1024 * 1024 * 1024)))
+  }
+
+  test("values outside the documented bounds are refused, naming the bound") {
+    assert(
+      failure(base + ("maxFetchRate" -> "2.5"))
+        .contains("'maxFetchRate' has an invalid value '2.5': it must be at most 2.0"))
+    assert(failure(base + ("maxFetchRate" -> "0")).contains("it must be greater than 0.0"))
+    assert(
+      failure(base + ("minFetchPeriod" -> "100ms"))
+        .contains("'minFetchPeriod' has an invalid value '100ms': it must be at least 200ms"))
+    assert(failure(base + ("fetchBufferSize" -> "lots")).contains("'fetchBufferSize'"))
+    assert(failure(base + ("fetchBufferSize" -> "10xb")).contains("'xb' is not a size unit"))
+    assert(
+      failure(base + ("shardsPerTask" -> "0"))
+        .contains("'shardsPerTask' has an invalid value '0': it must be at least 1"))
+    assert(failure(base + ("maxRecordsPerTrigger" -> "-5")).contains("'maxRecordsPerTrigger'"))
+    assert(failure(base + ("maxFetchDuration" -> "soon")).contains(".option(\"maxFetchDuration\", \"200ms\")"))
+  }
+
+  test("byte sizes read as binary units and print back short") {
+    assert(ByteSizes.parseBytes("20gb") == Right(20L << 30))
+    assert(ByteSizes.parseBytes("512 KB") == Right(512L << 10))
+    assert(ByteSizes.parseBytes("1234") == Right(1234L))
+    assert(ByteSizes.parseBytes("1.5m") == Right(1572864L))
+    assert(ByteSizes.format(20L << 30) == "20gb")
+    assert(ByteSizes.format(1500) == "1500b")
   }
 }

@@ -8,20 +8,34 @@ import org.scalatest.funsuite.AnyFunSuite
 class OptionsDocumentationSuite extends AnyFunSuite {
 
   test("the README's option table is the one the option declarations generate") {
-    val readme =
-      new String(Files.readAllBytes(Paths.get(sys.props("kinesis.test.root"), "README.md")), StandardCharsets.UTF_8)
-    val start = "<!-- options:start (generated from KinesisOptions; OptionsDocumentationSuite checks it) -->\n"
-    val end = "\n<!-- options:end -->"
-    val documented = readme.indexOf(start) match {
-      case -1 => fail(s"README.md has no line $start")
-      case i => readme.substring(i + start.length, readme.indexOf(end, i))
-    }
+    val readme = OptionsTable.readme(sys.props("kinesis.test.root"))
+    val documented = OptionsTable.documented(readme).getOrElse(fail(s"README.md has no line ${OptionsTable.Start}"))
     assert(
       documented == KinesisOptions.markdownTable,
-      s"replace the README's table with:\n${KinesisOptions.markdownTable}")
+      "run dev/sbt \"connector/Test/runMain io.github.sparkkinesis.config.OptionsTable\" to update README.md")
   }
 
   test("every option key is unique, whatever its case") {
     assert(KinesisOptions.all.map(_.lowerKey).distinct.size == KinesisOptions.all.size)
+  }
+}
+
+/** Writes the generated option table into README.md: `dev/sbt "connector/Test/runMain <this> [repo root]"`. */
+object OptionsTable {
+  val Start = "<!-- options:start (generated from KinesisOptions; OptionsDocumentationSuite checks it) -->\n"
+  val End = "\n<!-- options:end -->"
+
+  def readme(root: String): String =
+    new String(Files.readAllBytes(Paths.get(root, "README.md")), StandardCharsets.UTF_8)
+
+  def documented(readme: String): Option[String] =
+    Some(readme.indexOf(Start)).filter(_ >= 0).map(i => readme.substring(i + Start.length, readme.indexOf(End, i)))
+
+  def main(args: Array[String]): Unit = {
+    val root = args.headOption.orElse(sys.props.get("kinesis.test.root")).getOrElse(".")
+    val text = readme(root)
+    val old = documented(text).getOrElse(sys.error(s"README.md has no line $Start"))
+    val updated = text.replace(Start + old + End, Start + KinesisOptions.markdownTable + End)
+    Files.write(Paths.get(root, "README.md"), updated.getBytes(StandardCharsets.UTF_8))
   }
 }

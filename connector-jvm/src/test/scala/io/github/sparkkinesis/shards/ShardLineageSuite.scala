@@ -3,8 +3,10 @@ package io.github.sparkkinesis.shards
 import scala.collection.mutable
 
 import io.github.sparkkinesis.client.ShardInfo
-import io.github.sparkkinesis.fetch.{ShardRangeReader, ShardTipProbe}
+import io.github.sparkkinesis.config.PrefetchConfig
+import io.github.sparkkinesis.fetch.ShardRangeReader
 import io.github.sparkkinesis.offsets.{ShardKey, ShardPosition}
+import io.github.sparkkinesis.prefetch.{FetchCursor, ShardFetchSpec, ShardFetcher}
 import io.github.sparkkinesis.testing.{FakeKinesisApi, ManualClock}
 import org.scalacheck.Gen
 import org.scalatest.funsuite.AnyFunSuite
@@ -67,12 +69,23 @@ class ShardLineageSuite extends AnyFunSuite with ScalaCheckPropertyChecks {
     )
   )
 
+  /** One prefetch call of at most three records: the end of what it read, or ShardEnd once nothing is left. */
+  private def advance(api: FakeKinesisApi, clock: ManualClock, key: ShardKey, from: ShardPosition): ShardPosition =
+    if (from == ShardPosition.ShardEnd) from
+    else {
+      val config = PrefetchConfig.Defaults.copy(maxRecordsPerFetch = 3)
+      val fetcher =
+        new ShardFetcher(api, ShardFetchSpec(key, from, FetchCursor(None, 0, 3)), config, Long.MaxValue, clock)
+      fetcher.fetchOnce()
+      val outcome = fetcher.outcome(None, None)
+      outcome.data.map(_.to).getOrElse(if (outcome.reachedEnd) ShardPosition.ShardEnd else from)
+    }
+
   test("property: every record is read exactly once, and no shard is read before all of its parents are finished") {
     forAll(Gen.choose(1, 3), steps) { (initialShards, plan) =>
       val clock = new ManualClock()
       val api = new FakeKinesisApi(clock)
       api.createStream("s", initialShards)
-      val probe = new ShardTipProbe(api, maxRecordsPerFetch = 3, minIntervalMs = 0, clock)
       val written = mutable.ArrayBuffer.empty[String]
       val read = mutable.ArrayBuffer.empty[String]
       var positions = Map.empty[ShardKey, ShardPosition]
@@ -83,13 +96,13 @@ class ShardLineageSuite extends AnyFunSuite with ScalaCheckPropertyChecks {
         val tracked = ShardLineage.track(positions, listed)
         val end = tracked ++ tracked.keys
           .filter(ShardLineage.readable(_, tracked, listed))
-          .map(k => k -> probe.advance(k, tracked(k)))
+          .map(k => k -> advance(api, clock, k, tracked(k)))
         end.foreach {
           case (k, ShardPosition.After(seq)) if !tracked.get(k).contains(ShardPosition.After(seq)) =>
             listed(k).parents.foreach { p =>
               assert(tracked.get(key(p)).forall(_ == ShardPosition.ShardEnd), s"${k.shardId} read before its parent $p")
             }
-            read ++= new ShardRangeReader(api, k, tracked(k), seq, 3, clock).map(r => new String(r.data, "UTF-8"))
+            read ++= new ShardRangeReader(api, k, tracked(k), Some(seq), 3, clock).map(r => new String(r.data, "UTF-8"))
           case _ =>
         }
         positions = end

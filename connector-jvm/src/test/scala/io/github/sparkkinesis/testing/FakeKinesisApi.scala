@@ -26,7 +26,10 @@ final class FakeKinesisApi(clock: ManualClock) extends KinesisApi {
   val calls: mutable.Map[String, Int] = mutable.Map.empty.withDefaultValue(0)
 
   /** How many of the next GetRecords calls fail as throttled. */
-  var throttleNextGetRecords = 0
+  @volatile var throttleNextGetRecords = 0
+
+  /** GetRecords reports no lag even when records are left, as Kinesis does for records of one millisecond. */
+  @volatile var reportNoLag = false
 
   def createStream(stream: String, shards: Int): Seq[String] = synchronized {
     val created = (0 until shards).map(_ => newShard(stream, Nil))
@@ -124,7 +127,7 @@ final class FakeKinesisApi(clock: ManualClock) extends KinesisApi {
     val next = from + batch.size
     val atEnd = next >= shard.records.size
     val nextIterator = if (atEnd && shard.info.isClosed) None else Some(s"$stream|$shardId|$next|$epoch")
-    RecordBatch(batch, nextIterator, if (atEnd) 0L else 1000L)
+    RecordBatch(batch, nextIterator, if (atEnd || reportNoLag) 0L else 1000L)
   }
 
   override def putRecords(stream: String, records: Seq[PutRecord]): Seq[PutResult] =

@@ -1,0 +1,238 @@
+package io.github.sparkkinesis.prefetch
+
+import scala.collection.mutable
+
+import io.github.sparkkinesis.config.{PrefetchConfig, TriggerLimits}
+import io.github.sparkkinesis.offsets.{ShardKey, ShardPosition}
+
+/**
+ * The driver's record of what has been prefetched and not yet committed: per shard, the stretches read
+ * (in order, each starting where the previous ended) and where the next prefetch starts. The prefetcher
+ * adds what its tasks read; batches are planned from it; commits release it. Thread-safe: the prefetcher's
+ * thread and the query's thread share it, and waiters are woken on every change.
+ */
+final class BlockCatalog(config: PrefetchConfig) {
+  import BlockCatalog._
+
+  private val shards = mutable.Map.empty[ShardKey, ShardState]
+  private var lastOrder = 0L
+  private var throttled = 0L
+  private var fatal = Option.empty[Throwable]
+
+  /**
+   * Aligns the catalog with the shards a batch may read and where they stand: new shards start there,
+   * stretches already read are dropped, and a shard whose prefetched data does not continue from its
+   * position (the query restarted elsewhere, or stretches were lost) starts over from it. Shards not named
+   * are forgotten. Returns the blocks no longer needed.
+   */
+  def sync(positions: Map[ShardKey, ShardPosition]): Seq[BlockRef] = synchronized {
+    val gone = shards.keySet.diff(positions.keySet).toSeq
+    val freed = gone.flatMap(k => shards.remove(k).toSeq.flatMap(_.segments))
+    val released = positions.toSeq.flatMap { case (key, position) =>
+      shards.get(key) match {
+        case None =>
+          shards(key) = ShardState.startingAt(position, config)
+          Nil
+        case Some(state) =>
+          val (read, rest) = state.segments.span(_.endsAtOrBefore(position))
+          val continues = rest.headOption.forall(s => s.from == position || s.strictlyContains(position)) &&
+            (rest.nonEmpty || state.frontier == position)
+          if (continues) {
+            state.segments = rest
+            read
+          } else {
+            shards(key) = ShardState.startingAt(position, config)
+            state.segments
+          }
+      }
+    }
+    notifyAll()
+    unreferenced(freed ++ released)
+  }
+
+  /** Drops the stretches a committed batch read; returns the blocks no longer needed. */
+  def release(committed: Map[ShardKey, ShardPosition]): Seq[BlockRef] = synchronized {
+    val released = committed.toSeq.flatMap { case (key, position) =>
+      shards.get(key).toSeq.flatMap { state =>
+        val (read, rest) = state.segments.span(_.endsAtOrBefore(position))
+        state.segments = rest
+        read
+      }
+    }
+    notifyAll()
+    unreferenced(released)
+  }
+
+  /** Forgets everything. */
+  def clear(): Unit = synchronized {
+    shards.clear()
+    notifyAll()
+  }
+
+  /** Every block the catalog holds. */
+  def blocks: Set[BlockRef] = synchronized(shards.values.flatMap(_.segments.flatMap(_.block)).toSet)
+
+  /** Blocks of these segments that no remaining segment refers to (a cut leaves two on one block). */
+  private def unreferenced(dropped: Seq[Segment]): Seq[BlockRef] = {
+    val kept = blocks
+    dropped.flatMap(_.block).distinct.filterNot(kept.contains)
+  }
+
+  /** The shards the next prefetch job reads, and from where. */
+  def toFetch: Seq[ShardFetchSpec] = synchronized {
+    shards.toSeq
+      .collect {
+        case (key, s) if s.frontier != ShardPosition.ShardEnd && !s.cutoffReached =>
+          ShardFetchSpec(key, s.frontier, s.cursor)
+      }
+      .sortBy(s => (s.shard.stream, s.shard.shardId))
+  }
+
+  /**
+   * Takes in what a prefetch job read. A shard's data is accepted only if the shard is still tracked and
+   * still continues from where the task started; anything else is returned, to be removed.
+   */
+  def accept(outcomes: Seq[ShardFetchOutcome]): Seq[BlockRef] = synchronized {
+    val rejected = outcomes.flatMap { o =>
+      shards.get(o.shard) match {
+        case Some(state) if state.frontier == o.from =>
+          val data = o.data.map(_.copy(order = nextOrder()))
+          val end =
+            if (o.reachedEnd)
+              Some(Segment(o.shard, data.fold(o.from)(_.to), ShardPosition.ShardEnd, 0, 0, None, nextOrder()))
+            else None
+          val added = data.toSeq ++ end
+          state.segments = state.segments ++ added
+          added.lastOption.foreach(s => state.frontier = s.to)
+          state.cursor = o.cursor
+          o.millisBehindLatest.foreach(ms => state.millisBehind = Some(ms))
+          state.cutoffReached ||= o.cutoffReached
+          state.failures = if (o.failure.isEmpty) 0 else state.failures + 1
+          throttled += o.throttledCalls
+          Nil
+        case _ => o.data.flatMap(_.block).toSeq
+      }
+    }
+    notifyAll()
+    rejected
+  }
+
+  private def nextOrder(): Long = {
+    lastOrder += 1
+    lastOrder
+  }
+
+  /** Consecutive failed prefetches of a shard. */
+  def failures(key: ShardKey): Int = synchronized(shards.get(key).fold(0)(_.failures))
+
+  /**
+   * How far a batch starting at `start` can read: for every shard, the end of its prefetched stretches,
+   * oldest first across shards, until `limits` are reached. When a stretch crosses a limit, the plan stops
+   * there and names it with the records and bytes still allowed; the caller finds the sequence number to
+   * cut at (which takes reading the block) and calls [[cut]].
+   */
+  def plan(start: Map[ShardKey, ShardPosition], limits: TriggerLimits): Plan = synchronized {
+    val candidates = start.toSeq
+      .flatMap { case (key, position) => shards.get(key).toSeq.flatMap(s => continuing(s.segments, position)) }
+      .sortBy(s => (s.order, s.shard.stream, s.shard.shardId))
+    var records = limits.maxRecords.getOrElse(Long.MaxValue)
+    var bytes = limits.maxBytes.getOrElse(Long.MaxValue)
+    val ends = mutable.Map.empty[ShardKey, ShardPosition]
+    val it = candidates.iterator
+    var crossing = Option.empty[Crossing]
+    while (crossing.isEmpty && it.hasNext) {
+      val s = it.next()
+      if (s.records <= records && s.bytes <= bytes) {
+        ends(s.shard) = s.to
+        records -= s.records
+        bytes -= s.bytes
+      } else {
+        crossing = Some(Crossing(s, records, bytes, anyTaken = ends.nonEmpty))
+      }
+    }
+    Plan(ends.toMap, crossing)
+  }
+
+  /**
+   * Splits a stretch in two at `sequenceNumber`, the first part holding `records` records of `bytes`
+   * bytes; both keep the block. Returns the first part's end.
+   */
+  def cut(segment: Segment, sequenceNumber: String, records: Long, bytes: Long): ShardPosition = synchronized {
+    val at = ShardPosition.After(sequenceNumber)
+    shards.get(segment.shard).foreach { state =>
+      state.segments = state.segments.flatMap {
+        case s if s == segment =>
+          Seq(
+            s.copy(to = at, records = records, bytes = bytes),
+            s.copy(from = at, records = s.records - records, bytes = s.bytes - bytes))
+        case s => Seq(s)
+      }
+    }
+    at
+  }
+
+  /**
+   * The stretches that make up the range (from, to] of a shard, if the catalog holds all of it: the first
+   * may begin inside a stretch, whose block the reader then reads from `from` on.
+   */
+  def covering(key: ShardKey, from: ShardPosition, to: ShardPosition): Option[Seq[Segment]] = synchronized {
+    shards.get(key).flatMap { state =>
+      val parts = continuing(state.segments, from).takeWhile(s => Segment.atOrBefore(s.to, to))
+      if (parts.lastOption.exists(_.to == to)) Some(parts.updated(0, parts.head.copy(from = from))) else None
+    }
+  }
+
+  /** Bytes prefetched and not yet committed: what `fetchBufferSize` bounds. */
+  def bufferedBytes: Long = synchronized(shards.values.flatMap(_.segments).map(_.bytes).sum)
+
+  /** Per shard, MillisBehindLatest after its last prefetch call. */
+  def millisBehindLatest: Map[ShardKey, Long] =
+    synchronized(shards.collect { case (k, s) if s.millisBehind.isDefined => k -> s.millisBehind.get }.toMap)
+
+  def throttledFetches: Long = synchronized(throttled)
+
+  /** Whether every shard has nothing left before the AvailableNow cut-off beyond what is prefetched. */
+  def allCaughtUpToCutoff: Boolean =
+    synchronized(shards.values.forall(s => s.cutoffReached || s.frontier == ShardPosition.ShardEnd))
+
+  /** A failure that must stop the query, raised by the prefetcher and thrown by the query's thread. */
+  def fail(e: Throwable): Unit = synchronized {
+    if (fatal.isEmpty) fatal = Some(e)
+    notifyAll()
+  }
+
+  def failure: Option[Throwable] = synchronized(fatal)
+
+  /** Waits until something changes or `timeoutMs` passes. */
+  def awaitChange(timeoutMs: Long): Unit = synchronized(wait(math.max(1, timeoutMs)))
+
+  private def continuing(segments: Vector[Segment], position: ShardPosition): Vector[Segment] = {
+    val rest = segments.dropWhile(_.endsAtOrBefore(position))
+    if (rest.headOption.exists(s => s.from == position || s.strictlyContains(position))) rest else Vector.empty
+  }
+}
+
+object BlockCatalog {
+
+  private final class ShardState(
+      var frontier: ShardPosition,
+      var cursor: FetchCursor,
+      var segments: Vector[Segment],
+      var millisBehind: Option[Long],
+      var cutoffReached: Boolean,
+      var failures: Int)
+
+  private object ShardState {
+    def startingAt(position: ShardPosition, config: PrefetchConfig): ShardState =
+      new ShardState(position, FetchCursor(None, 0L, config.maxRecordsPerFetch), Vector.empty, None, false, 0)
+  }
+
+  /**
+   * A batch's end per shard, and the stretch where a limit was reached, if one was: the batch may take
+   * `records` records and `bytes` bytes of it (at least one record if `anyTaken` is false, so that a
+   * batch always moves).
+   */
+  final case class Plan(ends: Map[ShardKey, ShardPosition], crossing: Option[Crossing])
+
+  final case class Crossing(segment: Segment, records: Long, bytes: Long, anyTaken: Boolean)
+}

@@ -1,0 +1,29 @@
+package io.github.sparkkinesis.prefetch
+
+import io.github.sparkkinesis.client.{KinesisApi, SharedKinesisApis}
+import io.github.sparkkinesis.config.{AwsConfig, KinesisSourceConfig}
+import org.apache.spark.sql.SparkSession
+
+/**
+ * Where a source's prefetch tasks run and keep their blocks, and how tasks reach Kinesis. Travels to the
+ * executors with the partition reader factory.
+ */
+trait PrefetchRuntime extends Serializable {
+  def store: BlockStore
+
+  /** The Kinesis client of this JVM for the given settings, shared by its tasks. */
+  def executorApi(aws: AwsConfig): KinesisApi
+
+  /** Called on the query's thread when prefetching starts. */
+  def jobs(config: KinesisSourceConfig): PrefetchJobs
+}
+
+/** Spark jobs on the query's SparkContext, blocks in the executors' BlockManagers. */
+object SparkPrefetchRuntime extends PrefetchRuntime {
+  override def store: BlockStore = SparkBlockStore
+
+  override def executorApi(aws: AwsConfig): KinesisApi = SharedKinesisApis.get(aws)
+
+  override def jobs(config: KinesisSourceConfig): PrefetchJobs =
+    new SparkPrefetchJobs(SparkSession.active.sparkContext, config.prefetch, config.aws, config.description)
+}

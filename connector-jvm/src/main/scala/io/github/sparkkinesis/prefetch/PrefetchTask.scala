@@ -1,0 +1,141 @@
+package io.github.sparkkinesis.prefetch
+
+import java.util.concurrent.{Callable, ExecutionException, Future}
+import java.util.concurrent.atomic.{AtomicInteger, AtomicLong}
+
+import scala.util.control.NonFatal
+
+import io.github.sparkkinesis.client.{KinesisApi, KinesisApiException}
+import io.github.sparkkinesis.config.PrefetchConfig
+import io.github.sparkkinesis.util.{Clock, DaemonThreads}
+import org.slf4j.LoggerFactory
+
+/**
+ * The work of one prefetch task: up to `shardsPerTask` shards, read in parallel, each by its own thread.
+ *
+ * @param streamId      the block id namespace of the query's source
+ * @param arrivedBefore under Trigger.AvailableNow the run's start (epoch ms), else Long.MaxValue
+ */
+final case class PrefetchTaskSpec(shards: Seq[ShardFetchSpec], streamId: Int, arrivedBefore: Long)
+
+/**
+ * Runs a prefetch task on an executor. The task reads until one of these, whichever comes first:
+ *  - `maxFetchDuration` has passed since it started;
+ *  - every shard is caught up with its newest record and the task holds at least one record, so new data
+ *    is handed over as soon as it is there instead of waiting out `maxFetchDuration`;
+ *  - every shard is finished (closed and read, or past the AvailableNow cut-off).
+ * Then each shard's records are stored as one block, serialized, in memory and on disk. A Kinesis failure
+ * ends that shard's reading and is reported with the shard's outcome; the driver decides what follows.
+ */
+object PrefetchTask {
+  private val log = LoggerFactory.getLogger(getClass)
+
+  /** How often a waiting shard thread looks whether the task is over. */
+  private val PollMs = 20L
+
+  private lazy val threads = DaemonThreads.cachedPool("kinesis-prefetch")
+
+  /** Block ids: the task attempt's id times this, plus the shard's place in the task. */
+  val MaxShardsPerTask = 1000
+
+  def run(
+      spec: PrefetchTaskSpec,
+      config: PrefetchConfig,
+      api: KinesisApi,
+      store: BlockStore,
+      clock: Clock,
+      taskAttemptId: Long
+  ): Seq[ShardFetchOutcome] = {
+    val startedAt = clock.nowMillis()
+    val progress = new Progress(startedAt + config.maxFetchDurationMs, spec.shards.size)
+    val fetchers = spec.shards.map(s => new ShardFetcher(api, s, config, spec.arrivedBefore, clock))
+    val futures: Seq[Future[Option[FetchFailure]]] = fetchers.map { fetcher =>
+      threads.submit(new Callable[Option[FetchFailure]] {
+        override def call(): Option[FetchFailure] = readUntilDone(fetcher, progress, clock)
+      })
+    }
+    val failures =
+      try futures.map(f => getUninterruptedly(f))
+      catch {
+        case e: InterruptedException =>
+          progress.stop()
+          futures.foreach(_.cancel(true))
+          throw e
+      }
+    val stored = scala.collection.mutable.ArrayBuffer.empty[BlockRef]
+    try {
+      val outcomes = fetchers.zip(failures).zipWithIndex.map { case ((fetcher, failure), i) =>
+        val block =
+          if (fetcher.records.isEmpty) None
+          else Some(store.put(spec.streamId, taskAttemptId * MaxShardsPerTask + i, fetcher.records))
+        block.foreach(stored += _)
+        fetcher.outcome(block, failure)
+      }
+      val records = outcomes.flatMap(_.data).map(_.records).sum
+      log.info(
+        s"Prefetched ${spec.shards.size} shards in ${clock.nowMillis() - startedAt} ms: $records records, " +
+          s"${outcomes.flatMap(_.data).map(_.bytes).sum} bytes, ${outcomes.map(_.calls).sum} calls"
+      )
+      outcomes
+    } catch {
+      case NonFatal(e) =>
+        stored.foreach(b =>
+          try store.removeLocal(b)
+          catch { case NonFatal(_) => () })
+        throw e
+    }
+  }
+
+  private def getUninterruptedly(f: Future[Option[FetchFailure]]): Option[FetchFailure] =
+    try f.get()
+    catch { case e: ExecutionException => throw e.getCause }
+
+  /** One shard's thread: calls as the pacing allows until the task is over; returns a failure, if any. */
+  private def readUntilDone(fetcher: ShardFetcher, progress: Progress, clock: Clock): Option[FetchFailure] = {
+    var counted = false
+    def update(): Unit = if (!counted && fetcher.caughtUp) {
+      counted = true
+      progress.shardCaughtUp()
+    }
+    try {
+      while (!fetcher.finished && !progress.over(clock.nowMillis())) {
+        val now = clock.nowMillis()
+        val wait = math.min(fetcher.nextCallAt - now, progress.deadline - now)
+        if (wait > 0) clock.sleep(math.min(wait, PollMs))
+        else {
+          val before = fetcher.records.size
+          fetcher.fetchOnce()
+          progress.addRecords(fetcher.records.size - before)
+          update()
+        }
+      }
+      None
+    } catch {
+      case e: KinesisApiException =>
+        log.warn(s"Prefetching stopped for this task on a failed call: $e")
+        Some(FetchFailure(kindOf(e), "GetRecords", e.getMessage))
+    } finally {
+      if (!counted) progress.shardCaughtUp()
+    }
+  }
+
+  private def kindOf(e: KinesisApiException): FetchFailure.Kind = e match {
+    case _: KinesisApiException.ResourceNotFound => FetchFailure.StreamNotFound
+    case _: KinesisApiException.AccessDenied => FetchFailure.AccessDenied
+    case _: KinesisApiException.Unreachable => FetchFailure.Unreachable
+    case _ => FetchFailure.Other
+  }
+
+  /** What the shard threads of one task share: the deadline, who is caught up, and how much is held. */
+  private final class Progress(val deadline: Long, shards: Int) {
+    private val behind = new AtomicInteger(shards)
+    private val records = new AtomicLong()
+    @volatile private var stopped = false
+
+    def shardCaughtUp(): Unit = behind.decrementAndGet()
+    def addRecords(n: Int): Unit = records.addAndGet(n.toLong)
+    def stop(): Unit = stopped = true
+
+    def over(now: Long): Boolean = stopped || now >= deadline || (behind.get() <= 0 && records.get() > 0)
+  }
+}

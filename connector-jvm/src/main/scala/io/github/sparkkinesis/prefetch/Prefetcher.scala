@@ -1,0 +1,164 @@
+package io.github.sparkkinesis.prefetch
+
+import scala.util.control.NonFatal
+
+import io.github.sparkkinesis.config.{ByteSizes, PrefetchConfig}
+import io.github.sparkkinesis.errors.KinesisErrors
+import io.github.sparkkinesis.util.{Clock, DaemonThreads}
+import org.slf4j.LoggerFactory
+
+/** Runs prefetch tasks somewhere and returns what they did: Spark jobs in a query, in-process in unit tests. */
+trait PrefetchJobs {
+
+  /** Runs the tasks, one per spec, and waits for them. */
+  def run(tasks: Seq[PrefetchTaskSpec]): Seq[ShardFetchOutcome]
+
+  /** Cancels a running job; called from another thread when the query stops. */
+  def cancel(): Unit
+
+  /** Whether a failure of [[run]] means the job was cancelled rather than failed. */
+  def wasCancelled(failure: Throwable): Boolean
+}
+
+/**
+ * The driver's background prefetch loop. While the query runs it starts one prefetch job after another,
+ * each reading every shard the catalog wants read, grouped `shardsPerTask` to a task, and hands each job's
+ * blocks to the catalog. It pauses while the uncommitted prefetched data exceeds `fetchBufferSize`.
+ * Failures of Kinesis calls are retried with backoff; a stream that is gone, denied access, or failures
+ * that persist stop the query through [[BlockCatalog.fail]].
+ *
+ * @param target  endpoint and region, for error messages
+ * @param arrivedBefore under Trigger.AvailableNow the run's start, else Long.MaxValue
+ */
+final class Prefetcher(
+    catalog: BlockCatalog,
+    jobs: PrefetchJobs,
+    store: BlockStore,
+    config: PrefetchConfig,
+    streamId: Int,
+    arrivedBefore: () => Long,
+    description: String,
+    target: String,
+    clock: Clock) {
+  import Prefetcher._
+
+  private val log = LoggerFactory.getLogger(getClass)
+  @volatile private var stopped = false
+  private var thread = Option.empty[Thread]
+  private var failedJobs = 0
+  private var lastSweepMs = clock.nowMillis()
+
+  /** Starts the loop, once. Called by the query's thread, so the job properties it inherits are the query's. */
+  def start(): Unit = synchronized {
+    if (thread.isEmpty && !stopped) {
+      thread = Some(DaemonThreads.start(s"kinesis-prefetcher $description") {
+        try loop()
+        catch {
+          case _: InterruptedException if stopped => ()
+          case NonFatal(e) if !stopped => catalog.fail(e)
+        }
+      })
+    }
+  }
+
+  private def loop(): Unit =
+    while (!stopped) {
+      if (clock.nowMillis() - lastSweepMs >= SweepIntervalMs) removeStray()
+      val buffered = catalog.bufferedBytes
+      val shards = catalog.toFetch
+      if (buffered >= config.fetchBufferBytes) {
+        log.debug(s"$description: ${ByteSizes.format(buffered)} prefetched and uncommitted; waiting for commits")
+        catalog.awaitChange(IdleWaitMs)
+      } else if (shards.isEmpty) catalog.awaitChange(IdleWaitMs)
+      else runJob(shards)
+    }
+
+  private def runJob(shards: Seq[ShardFetchSpec]): Unit = {
+    val cutoff = arrivedBefore()
+    val tasks = shards.grouped(config.shardsPerTask).map(PrefetchTaskSpec(_, streamId, cutoff)).toSeq
+    try {
+      val outcomes = jobs.run(tasks).map(pauseAfterFailure)
+      failedJobs = 0
+      remove(catalog.accept(outcomes))
+      outcomes.foreach(checkFailure)
+    } catch {
+      case NonFatal(e) if !stopped =>
+        // Tasks of a failed job that did finish have stored blocks the catalog never heard of.
+        removeStray()
+        if (jobs.wasCancelled(e)) log.info(s"A prefetch job of $description was cancelled")
+        else {
+          failedJobs += 1
+          if (failedJobs >= MaxConsecutiveFailures)
+            catalog.fail(KinesisErrors.prefetchFailed(description, failedJobs, e))
+          else {
+            val pause = math.min(MaxRetryPauseMs, RetryPauseMs << (failedJobs - 1))
+            log.warn(s"A prefetch job of $description failed ($failedJobs in a row); trying again in $pause ms", e)
+            clock.sleep(pause)
+          }
+        }
+    }
+  }
+
+  /** A shard whose prefetch failed waits before its next call, longer with each failure in a row. */
+  private def pauseAfterFailure(o: ShardFetchOutcome): ShardFetchOutcome =
+    if (o.failure.isEmpty) o
+    else {
+      val failures = catalog.failures(o.shard) + 1
+      val pause = math.min(MaxRetryPauseMs, RetryPauseMs << math.min(10, failures - 1))
+      o.copy(cursor = o.cursor.copy(notBeforeMs = clock.nowMillis() + pause))
+    }
+
+  /** A stream that is gone or denied stops the query; other failures stop it when they persist. */
+  private def checkFailure(o: ShardFetchOutcome): Unit = o.failure.foreach { f =>
+    val failures = catalog.failures(o.shard)
+    f.kind match {
+      case FetchFailure.StreamNotFound => catalog.fail(KinesisErrors.streamNotFound(o.shard.stream, target, null))
+      case FetchFailure.AccessDenied =>
+        catalog.fail(KinesisErrors.accessDenied(f.action, o.shard.stream, target, new RuntimeException(f.message)))
+      case _ if failures >= MaxConsecutiveFailures =>
+        catalog.fail(
+          KinesisErrors.kinesisCallFailed(f.action, o.shard.stream, target, new RuntimeException(f.message))
+        )
+      case _ => log.warn(s"Prefetching ${o.shard} failed ($failures in a row); trying again: ${f.message}")
+    }
+  }
+
+  private def remove(blocks: Seq[BlockRef]): Unit =
+    if (blocks.nonEmpty) {
+      try store.remove(blocks)
+      catch { case NonFatal(e) => log.warn(s"Could not remove ${blocks.size} prefetched blocks", e) }
+    }
+
+  /**
+   * Removes the source's blocks that the catalog does not hold: those of tasks whose results never arrived
+   * (a failed or cancelled job, a speculative attempt that lost). Runs between jobs, and every
+   * [[Prefetcher.SweepIntervalMs]] for attempts that store a block after their job ended.
+   */
+  private def removeStray(): Unit = {
+    lastSweepMs = clock.nowMillis()
+    try store.removeAllBut(streamId, catalog.blocks)
+    catch { case NonFatal(e) => log.warn(s"Could not look for stray prefetched blocks of $description", e) }
+  }
+
+  /** Stops the loop and any running job, then removes every block of the source. Idempotent. */
+  def stop(): Unit = {
+    stopped = true
+    val running = synchronized(thread)
+    running.foreach { t =>
+      jobs.cancel()
+      t.interrupt()
+      t.join(StopWaitMs)
+    }
+    catalog.clear()
+    removeStray()
+  }
+}
+
+object Prefetcher {
+  val MaxConsecutiveFailures = 10
+  val RetryPauseMs = 1000L
+  val MaxRetryPauseMs = 30000L
+  val SweepIntervalMs = 60000L
+  private val IdleWaitMs = 100L
+  private val StopWaitMs = 10000L
+}

@@ -1,0 +1,121 @@
+package io.github.sparkkinesis.prefetch
+
+import io.github.sparkkinesis.offsets.{SequenceNumbers, ShardKey, ShardPosition}
+
+/**
+ * A block of prefetched records in Spark's BlockManager: its id there, and the executor that stored it.
+ * Block ids are Spark's `input-<streamId>-<uniqueId>`, with a `streamId` drawn by each source (see
+ * [[BlockRef.newStreamId]]) and a `uniqueId` made of the task attempt that stored it.
+ */
+final case class BlockRef(streamId: Int, uniqueId: Long, executorId: String, host: String) {
+
+  /** Spark's notation for "run where this executor is" as a preferred location of a task. */
+  def preferredLocation: String = s"executor_${host}_$executorId"
+
+  def name: String = s"input-$streamId-$uniqueId"
+}
+
+object BlockRef {
+
+  /**
+   * A block id namespace for one source: at least 2^30, far above the ids DStream receivers count up from
+   * 0, and never negative, because executors serving a block to another parse its name as digits only.
+   */
+  def newStreamId(): Int = (1 << 30) + scala.util.Random.nextInt(Int.MaxValue - (1 << 30))
+}
+
+/**
+ * A stretch of one shard that the prefetcher has read: the records after `from` up to `to`. A stretch with
+ * records ends at `After(last sequence number)` and is held in `block`; the end of a closed shard is a
+ * stretch without records from the last position to `ShardEnd`. Stretches of a shard follow one another:
+ * each starts where the previous one ends.
+ *
+ * @param order          when the catalog received it, across all shards: older data is planned first
+ * @param lastArrivalMs  approximate arrival time of its newest record (0 without records)
+ */
+final case class Segment(
+    shard: ShardKey,
+    from: ShardPosition,
+    to: ShardPosition,
+    records: Long,
+    bytes: Long,
+    block: Option[BlockRef],
+    order: Long = 0,
+    lastArrivalMs: Long = 0) {
+
+  def lastSequenceNumber: Option[String] = to match {
+    case ShardPosition.After(seq) => Some(seq)
+    case _ => None
+  }
+
+  /** Whether this stretch is wholly before or at `position` (already read). */
+  def endsAtOrBefore(position: ShardPosition): Boolean = Segment.atOrBefore(to, position)
+
+  /** Whether `position` falls inside this stretch, after its start and before its end. */
+  def strictlyContains(position: ShardPosition): Boolean =
+    (position, from, to) match {
+      case (ShardPosition.After(p), ShardPosition.After(f), ShardPosition.After(t)) =>
+        SequenceNumbers.compare(f, p) < 0 && SequenceNumbers.compare(p, t) < 0
+      case (ShardPosition.After(p), _: ShardPosition.AtTimestamp | ShardPosition.TrimHorizon, ShardPosition.After(t)) =>
+        SequenceNumbers.compare(p, t) < 0
+      case _ => false
+    }
+}
+
+object Segment {
+
+  /** Whether a shard read up to `a` has read nothing beyond `b`: `a` is at or before `b`. */
+  def atOrBefore(a: ShardPosition, b: ShardPosition): Boolean = (a, b) match {
+    case (x, y) if x == y => true
+    case (_, ShardPosition.ShardEnd) => true
+    case (ShardPosition.ShardEnd, _) => false
+    case (ShardPosition.After(x), ShardPosition.After(y)) => SequenceNumbers.compare(x, y) <= 0
+    case (ShardPosition.After(_), _) => false
+    case (_, _) => false
+  }
+}
+
+/**
+ * How the prefetcher reads a shard, carried from one prefetch task to the next so that pacing, throttling
+ * and the open shard iterator survive the end of a task.
+ *
+ * @param iterator        a shard iterator positioned at the shard's prefetch position, if one is open
+ * @param notBeforeMs     the shard's next GetRecords call is not before this instant (epoch ms)
+ * @param recordsPerCall  records asked for per call: maxRecordsPerFetch, halved while throttled
+ */
+final case class FetchCursor(iterator: Option[String], notBeforeMs: Long, recordsPerCall: Int)
+
+/** One shard of a prefetch task: where its data starts and how to go on reading it. */
+final case class ShardFetchSpec(shard: ShardKey, from: ShardPosition, cursor: FetchCursor)
+
+/** A failed Kinesis call of a prefetch task, as data, so the driver decides whether to retry or to fail. */
+final case class FetchFailure(kind: FetchFailure.Kind, action: String, message: String)
+
+object FetchFailure {
+  sealed trait Kind extends Serializable
+  case object StreamNotFound extends Kind
+  case object AccessDenied extends Kind
+  case object Unreachable extends Kind
+  case object Other extends Kind
+}
+
+/**
+ * What a prefetch task did with one shard.
+ *
+ * @param from        the position the task started from (the driver accepts the data only if it still is)
+ * @param data        the records read, as a block, if there were any
+ * @param reachedEnd  the shard is closed and read to its end
+ * @param cutoffReached under Trigger.AvailableNow: nothing more arrived before the run's start
+ * @param millisBehindLatest Kinesis' MillisBehindLatest after the last call, if a call succeeded
+ */
+final case class ShardFetchOutcome(
+    shard: ShardKey,
+    from: ShardPosition,
+    data: Option[Segment],
+    reachedEnd: Boolean,
+    cutoffReached: Boolean,
+    cursor: FetchCursor,
+    millisBehindLatest: Option[Long],
+    calls: Int,
+    throttledCalls: Int,
+    failure: Option[FetchFailure])

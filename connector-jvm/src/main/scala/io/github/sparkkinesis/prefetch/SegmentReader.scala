@@ -1,0 +1,70 @@
+package io.github.sparkkinesis.prefetch
+
+import io.github.sparkkinesis.client.{KinesisApi, KinesisRecord}
+import io.github.sparkkinesis.errors.KinesisErrors
+import io.github.sparkkinesis.fetch.ShardRangeReader
+import io.github.sparkkinesis.offsets.{SequenceNumbers, ShardPosition}
+import io.github.sparkkinesis.util.Clock
+import org.slf4j.LoggerFactory
+
+/**
+ * Reads the records of a stretch of a shard, (from, to]: from its prefetched block when the block is still
+ * there, else again from Kinesis by sequence number, so a batch holds the same records either way. Used by
+ * the partition readers, and by the driver when a trigger limit cuts a stretch in two.
+ */
+object SegmentReader {
+  private val log = LoggerFactory.getLogger(getClass)
+
+  /** Where a stretch's records came from, for logs and tests. */
+  sealed trait Source
+  case object FromBlock extends Source
+  case object FromKinesis extends Source
+
+  def read(
+      segment: Segment,
+      store: BlockStore,
+      api: => KinesisApi,
+      maxRecordsPerFetch: Int,
+      clock: Clock): (Source, Iterator[KinesisRecord]) =
+    segment.block.flatMap(store.get) match {
+      case Some(records) => (FromBlock, clip(segment, records))
+      case None =>
+        segment.block.foreach { b =>
+          log.info(s"Prefetched block ${b.name} of ${segment.shard} is gone; reading its range from Kinesis")
+        }
+        val reader =
+          new ShardRangeReader(api, segment.shard, segment.from, segment.lastSequenceNumber, maxRecordsPerFetch, clock)
+        (FromKinesis, reader)
+    }
+
+  /** The block's records within the stretch; fails if the block does not reach the stretch's end. */
+  private def clip(segment: Segment, records: Iterator[KinesisRecord]): Iterator[KinesisRecord] = {
+    val after = segment.from match {
+      case ShardPosition.After(seq) => records.dropWhile(r => SequenceNumbers.compare(r.sequenceNumber, seq) <= 0)
+      case _ => records
+    }
+    segment.lastSequenceNumber match {
+      case None => after
+      case Some(last) =>
+        val within = after.takeWhile(r => SequenceNumbers.compare(r.sequenceNumber, last) <= 0).buffered
+        new Iterator[KinesisRecord] {
+          private var reached = false
+          override def hasNext: Boolean = within.hasNext || {
+            if (!reached)
+              throw KinesisErrors.rangeIncomplete(
+                segment.shard.stream,
+                segment.shard.shardId,
+                segment.from.toString,
+                s"sequence number $last",
+                s"the end of block ${segment.block.fold("?")(_.name)}")
+            false
+          }
+          override def next(): KinesisRecord = {
+            val r = within.next()
+            if (r.sequenceNumber == last) reached = true
+            r
+          }
+        }
+    }
+  }
+}

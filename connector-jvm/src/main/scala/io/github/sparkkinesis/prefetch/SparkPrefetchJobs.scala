@@ -1,0 +1,62 @@
+package io.github.sparkkinesis.prefetch
+
+import java.util.UUID
+
+import io.github.sparkkinesis.client.SharedKinesisApis
+import io.github.sparkkinesis.config.{AwsConfig, PrefetchConfig}
+import io.github.sparkkinesis.util.SystemClock
+import org.apache.spark.{SparkContext, SparkThrowable, TaskContext}
+
+/**
+ * Prefetch tasks as Spark jobs: one partition per task, run on the executors, each task storing its blocks
+ * in its executor's BlockManager and returning what it read. Jobs carry a tag of their own, so that
+ * stopping the query cancels them, and a description that names the source in the Spark UI.
+ */
+final class SparkPrefetchJobs(sc: SparkContext, config: PrefetchConfig, aws: AwsConfig, description: String)
+    extends PrefetchJobs {
+
+  private val tag = s"kinesis-prefetch-${UUID.randomUUID()}"
+  @volatile private var prepared = false
+
+  override def run(tasks: Seq[PrefetchTaskSpec]): Seq[ShardFetchOutcome] = {
+    prepareThread()
+    sc.setJobDescription(s"Kinesis prefetch for $description: ${tasks.map(_.shards.size).sum} shards")
+    sc.runJob(sc.parallelize(tasks, tasks.size), SparkPrefetchJobs.taskBody(config, aws)).toSeq.flatten
+  }
+
+  /**
+   * The prefetch thread inherited the query thread's job properties. Its jobs keep the query's group and
+   * scheduler pool, get their own tag, and do not claim to belong to a SQL execution.
+   */
+  private def prepareThread(): Unit = if (!prepared) {
+    sc.setLocalProperty("spark.sql.execution.id", null)
+    sc.setLocalProperty("spark.sql.execution.root.id", null)
+    sc.addJobTag(tag)
+    prepared = true
+  }
+
+  override def cancel(): Unit = sc.cancelJobsWithTag(tag)
+
+  override def wasCancelled(failure: Throwable): Boolean = failure match {
+    case e: SparkThrowable => e.getCondition == "SPARK_JOB_CANCELLED"
+    case _ => false
+  }
+}
+
+object SparkPrefetchJobs {
+
+  /** What a task runs: a function of the settings alone, so that no driver-side object travels with it. */
+  private def taskBody(
+      config: PrefetchConfig,
+      aws: AwsConfig): (TaskContext, Iterator[PrefetchTaskSpec]) => Seq[ShardFetchOutcome] =
+    (context, specs) =>
+      specs.toSeq.flatMap { spec =>
+        PrefetchTask.run(
+          spec,
+          config,
+          SharedKinesisApis.get(aws),
+          SparkBlockStore,
+          SystemClock,
+          context.taskAttemptId())
+      }
+}

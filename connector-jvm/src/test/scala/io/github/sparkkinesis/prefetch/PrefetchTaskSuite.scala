@@ -1,0 +1,72 @@
+package io.github.sparkkinesis.prefetch
+
+import io.github.sparkkinesis.config.PrefetchConfig
+import io.github.sparkkinesis.offsets.{ShardKey, ShardPosition}
+import io.github.sparkkinesis.testing.{FakeKinesisApi, InMemoryBlockStore, ManualClock}
+import io.github.sparkkinesis.util.SystemClock
+import org.scalatest.funsuite.AnyFunSuite
+
+/**
+ * Tasks run their shards in parallel threads; tests with several shards use the system clock, because a
+ * manual clock that sleeping threads move would race them to the deadline.
+ */
+class PrefetchTaskSuite extends AnyFunSuite {
+
+  private val config = PrefetchConfig.Defaults.copy(maxRecordsPerFetch = 10, maxFetchDurationMs = 10000)
+
+  private def spec(shards: Seq[String]) =
+    PrefetchTaskSpec(
+      shards.map(id => ShardFetchSpec(ShardKey("s", id), ShardPosition.TrimHorizon, FetchCursor(None, 0, 10))),
+      streamId = 7,
+      arrivedBefore = Long.MaxValue)
+
+  test("a task hands its data over as soon as every shard is caught up, one block per shard") {
+    val api = new FakeKinesisApi(new ManualClock())
+    val shards = api.createStream("s", 3)
+    val written = shards.take(2).map(id => id -> (1 to 25).map(i => api.put("s", id, s"$id-$i")))
+    val store = new InMemoryBlockStore
+    val started = System.currentTimeMillis()
+    val outcomes =
+      PrefetchTask.run(spec(shards), config.copy(minFetchPeriodMs = 200), api, store, SystemClock, taskAttemptId = 3)
+    // Three calls per shard 200 ms apart, not the ten seconds of maxFetchDuration.
+    assert(System.currentTimeMillis() - started < 5000, "not waiting out maxFetchDuration")
+    written.foreach { case (id, seqs) =>
+      val o = outcomes.find(_.shard.shardId == id).get
+      val segment = o.data.get
+      assert(segment.from == ShardPosition.TrimHorizon)
+      assert(segment.to == ShardPosition.After(seqs.last))
+      assert(segment.records == 25)
+      assert(store.get(segment.block.get).get.map(_.sequenceNumber).toSeq == seqs)
+    }
+    assert(outcomes.find(_.shard.shardId == shards(2)).get.data.isEmpty, "an empty shard stores no block")
+    assert(store.ids == Set((7, 3000L), (7, 3001L)))
+  }
+
+  test("a task with nothing to read polls at minFetchPeriod until maxFetchDuration") {
+    val clock = new ManualClock()
+    val api = new FakeKinesisApi(clock)
+    val shards = api.createStream("s", 1)
+    val started = clock.nowMillis()
+    val outcomes = PrefetchTask.run(spec(shards), config, api, new InMemoryBlockStore, clock, taskAttemptId = 1)
+    assert(clock.nowMillis() - started >= config.maxFetchDurationMs)
+    assert(outcomes.head.data.isEmpty)
+    assert(outcomes.head.calls == config.maxFetchDurationMs / config.minFetchPeriodMs)
+  }
+
+  test("a failed call ends that shard's reading and is reported; the other shards go on") {
+    val api = new FakeKinesisApi(new ManualClock())
+    val shards = api.createStream("s", 1)
+    val bogus = PrefetchTaskSpec(
+      Seq(
+        ShardFetchSpec(ShardKey("s", shards.head), ShardPosition.TrimHorizon, FetchCursor(None, 0, 10)),
+        ShardFetchSpec(ShardKey("gone", "shardId-0"), ShardPosition.TrimHorizon, FetchCursor(None, 0, 10))
+      ),
+      7,
+      Long.MaxValue
+    )
+    val shortTask = config.copy(maxFetchDurationMs = 500)
+    val outcomes = PrefetchTask.run(bogus, shortTask, api, new InMemoryBlockStore, SystemClock, taskAttemptId = 1)
+    assert(outcomes(1).failure.map(_.kind).contains(FetchFailure.StreamNotFound))
+    assert(outcomes.head.failure.isEmpty)
+  }
+}

@@ -1,0 +1,144 @@
+package io.github.sparkkinesis.prefetch
+
+import io.github.sparkkinesis.config.PrefetchConfig
+import io.github.sparkkinesis.offsets.{ShardKey, ShardPosition}
+import io.github.sparkkinesis.testing.{FakeKinesisApi, ManualClock}
+import org.scalatest.funsuite.AnyFunSuite
+
+class ShardFetcherSuite extends AnyFunSuite {
+
+  private val config = PrefetchConfig.Defaults.copy(maxRecordsPerFetch = 8, maxFetchBytesPerSecond = 1000)
+
+  private class Fixture(records: Int, payload: Int = 10) {
+    val clock = new ManualClock()
+    val api = new FakeKinesisApi(clock)
+    val shard: String = api.createStream("s", 1).head
+    val key: ShardKey = ShardKey("s", shard)
+    val seqs: Seq[String] = (1 to records).map(i => api.put("s", shard, "x" * (payload - 1) + (i % 10)))
+
+    def fetcher(from: ShardPosition = ShardPosition.TrimHorizon, arrivedBefore: Long = Long.MaxValue) =
+      new ShardFetcher(
+        api,
+        ShardFetchSpec(key, from, FetchCursor(None, 0, config.maxRecordsPerFetch)),
+        config,
+        arrivedBefore,
+        clock)
+  }
+
+  test("the next call waits minFetchPeriod, or longer when the bytes read exceed maxFetchRate") {
+    val f = new Fixture(records = 100, payload = 25)
+    val fetcher = f.fetcher()
+    val start = f.clock.nowMillis()
+    fetcher.fetchOnce()
+    // 8 records of 25 bytes at 1000 bytes/s: 200 ms, less than minFetchPeriod (400 ms).
+    assert(fetcher.nextCallAt == start + 400)
+    val big = new ShardFetcher(
+      f.api,
+      ShardFetchSpec(f.key, ShardPosition.TrimHorizon, FetchCursor(None, 0, 80)),
+      config.copy(maxRecordsPerFetch = 80),
+      Long.MaxValue,
+      f.clock)
+    big.fetchOnce()
+    // 80 records of 25 bytes at 1000 bytes/s: two seconds before the next call.
+    assert(big.nextCallAt == start + 2000)
+  }
+
+  test("a throttled call halves the records per call and rests five seconds; successes climb back") {
+    val f = new Fixture(records = 100)
+    val fetcher = f.fetcher()
+    f.api.throttleNextGetRecords = 2
+    fetcher.fetchOnce()
+    assert(fetcher.nextCallAt == f.clock.nowMillis() + ShardFetcher.ThrottlePauseMs)
+    f.clock.advance(ShardFetcher.ThrottlePauseMs)
+    fetcher.fetchOnce()
+    val throttled = fetcher.outcome(None, None)
+    assert(throttled.cursor.recordsPerCall == 2)
+    assert(throttled.throttledCalls == 2)
+    assert(fetcher.records.isEmpty)
+    fetcher.fetchOnce()
+    assert(fetcher.records.size == 2, "the halved size is asked for")
+    fetcher.fetchOnce()
+    fetcher.fetchOnce()
+    assert(fetcher.records.size == 2 + 4 + 8, "the size doubles back to maxRecordsPerFetch")
+    fetcher.fetchOnce()
+    assert(fetcher.outcome(None, None).cursor.recordsPerCall == 8)
+    assert(fetcher.records.map(_.sequenceNumber) == f.seqs.take(22))
+  }
+
+  test("an expired iterator is renewed after the last record read, without gaps or repeats") {
+    val f = new Fixture(records = 20)
+    val fetcher = f.fetcher()
+    fetcher.fetchOnce()
+    f.api.expireIterators()
+    fetcher.fetchOnce()
+    assert(fetcher.records.size == 8, "the call with the expired iterator read nothing")
+    fetcher.fetchOnce()
+    fetcher.fetchOnce()
+    assert(fetcher.records.map(_.sequenceNumber) == f.seqs)
+  }
+
+  test("the open iterator, pacing and size are handed on, and a later task continues without a new iterator") {
+    val f = new Fixture(records = 20)
+    val first = f.fetcher()
+    first.fetchOnce()
+    val outcome = first.outcome(None, None)
+    assert(outcome.data.map(_.to).contains(ShardPosition.After(f.seqs(7))))
+    val next = new ShardFetcher(
+      f.api,
+      ShardFetchSpec(f.key, outcome.data.get.to, outcome.cursor),
+      config,
+      Long.MaxValue,
+      f.clock)
+    val iterators = f.api.calls("GetShardIterator")
+    next.fetchOnce()
+    assert(f.api.calls("GetShardIterator") == iterators)
+    assert(next.records.map(_.sequenceNumber) == f.seqs.slice(8, 16))
+    assert(next.nextCallAt == outcome.cursor.notBeforeMs.max(f.clock.nowMillis() + 400))
+  }
+
+  test("a closed shard read to its end is finished") {
+    val f = new Fixture(records = 5)
+    f.api.split("s", f.shard)
+    val fetcher = f.fetcher()
+    fetcher.fetchOnce()
+    assert(fetcher.finished)
+    val outcome = fetcher.outcome(None, None)
+    assert(outcome.reachedEnd)
+    assert(outcome.data.map(_.records).contains(5L))
+  }
+
+  test("under AvailableNow only records that arrived before the cut-off are kept") {
+    val f = new Fixture(records = 3)
+    val cutoff = f.clock.nowMillis() + 1
+    f.clock.advance(5)
+    (1 to 3).foreach(i => f.api.put("s", f.shard, s"late$i"))
+    val fetcher = f.fetcher(arrivedBefore = cutoff)
+    fetcher.fetchOnce()
+    assert(fetcher.finished)
+    assert(fetcher.records.map(_.sequenceNumber) == f.seqs)
+    assert(fetcher.outcome(None, None).cutoffReached)
+  }
+
+  test("under AvailableNow a shard is finished once a call after the cut-off finds nothing more") {
+    val f = new Fixture(records = 3)
+    val fetcher = f.fetcher(arrivedBefore = f.clock.nowMillis() + 1)
+    f.clock.advance(5)
+    fetcher.fetchOnce()
+    assert(!fetcher.finished, "records came back: there may be more")
+    fetcher.fetchOnce()
+    assert(fetcher.finished)
+    assert(fetcher.records.size == 3)
+  }
+
+  test("a full answer is never taken for the tip, even when Kinesis reports no lag") {
+    val f = new Fixture(records = 20)
+    f.api.reportNoLag = true // records that arrived in the same millisecond: Kinesis' lag is 0
+    val fetcher = f.fetcher()
+    fetcher.fetchOnce()
+    assert(!fetcher.caughtUp, "8 of 8 asked: more may follow")
+    fetcher.fetchOnce()
+    fetcher.fetchOnce()
+    assert(fetcher.caughtUp, "4 of 8 asked, no lag: the tip")
+    assert(fetcher.records.map(_.sequenceNumber) == f.seqs)
+  }
+}

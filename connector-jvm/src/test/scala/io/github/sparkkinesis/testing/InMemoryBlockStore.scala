@@ -1,0 +1,60 @@
+package io.github.sparkkinesis.testing
+
+import java.util.concurrent.ConcurrentHashMap
+
+import scala.jdk.CollectionConverters._
+
+import io.github.sparkkinesis.client.{KinesisApi, KinesisRecord}
+import io.github.sparkkinesis.config.{AwsConfig, KinesisSourceConfig}
+import io.github.sparkkinesis.prefetch._
+import io.github.sparkkinesis.util.Clock
+
+/** Blocks in a map, encoded as the BlockManager holds them. Thread-safe. */
+final class InMemoryBlockStore extends BlockStore {
+  private val blocks = new ConcurrentHashMap[(Int, Long), Seq[Array[Byte]]]()
+  @volatile var removed: Seq[BlockRef] = Seq.empty
+
+  override def put(streamId: Int, uniqueId: Long, records: Iterable[KinesisRecord]): BlockRef = {
+    blocks.put((streamId, uniqueId), RecordBlockCodec.encode(records))
+    BlockRef(streamId, uniqueId, "exec-1", "host-1")
+  }
+
+  override def get(block: BlockRef): Option[Iterator[KinesisRecord]] =
+    Option(blocks.get((block.streamId, block.uniqueId))).map(chunks => RecordBlockCodec.decode(chunks.iterator))
+
+  override def remove(refs: Seq[BlockRef]): Unit = synchronized {
+    refs.foreach(b => blocks.remove((b.streamId, b.uniqueId)))
+    removed = removed ++ refs
+  }
+
+  override def removeLocal(block: BlockRef): Unit = remove(Seq(block))
+
+  override def removeAllBut(streamId: Int, keep: Set[BlockRef]): Unit = {
+    val kept = keep.map(b => (b.streamId, b.uniqueId))
+    remove(ids.filter(id => id._1 == streamId && !kept.contains(id)).toSeq.map { case (s, u) =>
+      BlockRef(s, u, "exec-1", "host-1")
+    })
+  }
+
+  def size: Int = blocks.size()
+
+  def ids: Set[(Int, Long)] = blocks.keySet().asScala.toSet
+}
+
+/** Prefetch tasks run in the prefetcher's own thread, against a fake Kinesis and an in-memory store. */
+final class LocalPrefetchRuntime(api: FakeKinesisApi, clock: Clock) extends PrefetchRuntime {
+  override val store = new InMemoryBlockStore
+
+  override def executorApi(aws: AwsConfig): KinesisApi = api
+  private val attempts = new java.util.concurrent.atomic.AtomicLong()
+  @volatile var jobsRun = 0
+
+  override def jobs(config: KinesisSourceConfig): PrefetchJobs = new PrefetchJobs {
+    override def run(tasks: Seq[PrefetchTaskSpec]): Seq[ShardFetchOutcome] = {
+      jobsRun += 1
+      tasks.flatMap(t => PrefetchTask.run(t, config.prefetch, api, store, clock, attempts.incrementAndGet()))
+    }
+    override def cancel(): Unit = ()
+    override def wasCancelled(failure: Throwable): Boolean = false
+  }
+}
