@@ -35,8 +35,7 @@ final class BlockCatalog(config: PrefetchConfig) {
           Nil
         case Some(state) =>
           val (read, rest) = state.segments.span(_.endsAtOrBefore(position))
-          val continues = rest.headOption.forall(s => s.from == position || s.strictlyContains(position)) &&
-            (rest.nonEmpty || state.frontier == position)
+          val continues = rest.headOption.fold(state.frontier == position)(_.from == position)
           if (continues) {
             state.segments = rest
             read
@@ -171,14 +170,11 @@ final class BlockCatalog(config: PrefetchConfig) {
     at
   }
 
-  /**
-   * The stretches that make up the range (from, to] of a shard, if the catalog holds all of it: the first
-   * may begin inside a stretch, whose block the reader then reads from `from` on.
-   */
+  /** The stretches that make up the range (from, to] of a shard, if the catalog holds all of it. */
   def covering(key: ShardKey, from: ShardPosition, to: ShardPosition): Option[Seq[Segment]] = synchronized {
     shards.get(key).flatMap { state =>
       val parts = continuing(state.segments, from).takeWhile(s => Segment.atOrBefore(s.to, to))
-      if (parts.lastOption.exists(_.to == to)) Some(parts.updated(0, parts.head.copy(from = from))) else None
+      Some(parts).filter(_.lastOption.exists(_.to == to))
     }
   }
 
@@ -206,9 +202,10 @@ final class BlockCatalog(config: PrefetchConfig) {
   /** Waits until something changes or `timeoutMs` passes. */
   def awaitChange(timeoutMs: Long): Unit = synchronized(wait(math.max(1, timeoutMs)))
 
+  /** The stretches after `position`, if the first begins exactly there (stretches begin where batches end). */
   private def continuing(segments: Vector[Segment], position: ShardPosition): Vector[Segment] = {
     val rest = segments.dropWhile(_.endsAtOrBefore(position))
-    if (rest.headOption.exists(s => s.from == position || s.strictlyContains(position))) rest else Vector.empty
+    if (rest.headOption.exists(_.from == position)) rest else Vector.empty
   }
 }
 

@@ -23,15 +23,21 @@ final case class PrefetchTaskSpec(shards: Seq[ShardFetchSpec], streamId: Int, ar
  *  - `maxFetchDuration` has passed since it started;
  *  - every shard is caught up with its newest record and the task holds at least one record, so new data
  *    is handed over as soon as it is there instead of waiting out `maxFetchDuration`;
+ *  - every shard has been caught up, with nothing new, for [[PrefetchTask.IdleEndMs]]: an idle task gives
+ *    its core back to the query's own tasks, and the next prefetch job polls on where it left off;
  *  - every shard is finished (closed and read, or past the AvailableNow cut-off).
  * Then each shard's records are stored as one block, serialized, in memory and on disk. A Kinesis failure
- * ends that shard's reading and is reported with the shard's outcome; the driver decides what follows.
+ * ends that shard's reading and is reported with the shard's outcome; the driver decides what follows. A
+ * task Spark cancels stops within [[PrefetchTask.PollMs]] and stores nothing.
  */
 object PrefetchTask {
   private val log = LoggerFactory.getLogger(getClass)
 
   /** How often a waiting shard thread looks whether the task is over. */
-  private val PollMs = 20L
+  val PollMs = 20L
+
+  /** How long a task whose shards are all at their tip, with nothing new, goes on polling. */
+  val IdleEndMs = 1000L
 
   private lazy val threads = DaemonThreads.cachedPool("kinesis-prefetch")
 
@@ -44,10 +50,11 @@ object PrefetchTask {
       api: KinesisApi,
       store: BlockStore,
       clock: Clock,
-      taskAttemptId: Long
+      taskAttemptId: Long,
+      cancelled: () => Boolean = () => false
   ): Seq[ShardFetchOutcome] = {
     val startedAt = clock.nowMillis()
-    val progress = new Progress(startedAt + config.maxFetchDurationMs, spec.shards.size)
+    val progress = new Progress(startedAt, startedAt + config.maxFetchDurationMs, spec.shards.size, cancelled)
     val fetchers = spec.shards.map(s => new ShardFetcher(api, s, config, spec.arrivedBefore, clock))
     val futures: Seq[Future[Option[FetchFailure]]] = fetchers.map { fetcher =>
       threads.submit(new Callable[Option[FetchFailure]] {
@@ -55,13 +62,27 @@ object PrefetchTask {
       })
     }
     val failures =
-      try futures.map(f => getUninterruptedly(f))
+      try futures.map(f => resultOf(f))
       catch {
         case e: InterruptedException =>
+          // The shard threads end after their call in flight: a call cut off mid-request is a reset
+          // connection, which helps nobody and crashes some Kinesis emulators.
           progress.stop()
-          futures.foreach(_.cancel(true))
           throw e
       }
+    // A cancelled task (the query stopped) stores nothing: Spark drops its result anyway.
+    if (cancelled()) Seq.empty else storeBlocks(spec, fetchers, failures, store, taskAttemptId, startedAt, clock)
+  }
+
+  /** Stores each shard's records as a block; on failure, removes the blocks already stored. */
+  private def storeBlocks(
+      spec: PrefetchTaskSpec,
+      fetchers: Seq[ShardFetcher],
+      failures: Seq[Option[FetchFailure]],
+      store: BlockStore,
+      taskAttemptId: Long,
+      startedAt: Long,
+      clock: Clock): Seq[ShardFetchOutcome] = {
     val stored = scala.collection.mutable.ArrayBuffer.empty[BlockRef]
     try {
       val outcomes = fetchers.zip(failures).zipWithIndex.map { case ((fetcher, failure), i) =>
@@ -86,7 +107,7 @@ object PrefetchTask {
     }
   }
 
-  private def getUninterruptedly(f: Future[Option[FetchFailure]]): Option[FetchFailure] =
+  private def resultOf(f: Future[Option[FetchFailure]]): Option[FetchFailure] =
     try f.get()
     catch { case e: ExecutionException => throw e.getCause }
 
@@ -127,7 +148,7 @@ object PrefetchTask {
   }
 
   /** What the shard threads of one task share: the deadline, who is caught up, and how much is held. */
-  private final class Progress(val deadline: Long, shards: Int) {
+  private final class Progress(startedAt: Long, val deadline: Long, shards: Int, cancelled: () => Boolean) {
     private val behind = new AtomicInteger(shards)
     private val records = new AtomicLong()
     @volatile private var stopped = false
@@ -136,6 +157,8 @@ object PrefetchTask {
     def addRecords(n: Int): Unit = records.addAndGet(n.toLong)
     def stop(): Unit = stopped = true
 
-    def over(now: Long): Boolean = stopped || now >= deadline || (behind.get() <= 0 && records.get() > 0)
+    def over(now: Long): Boolean =
+      stopped || cancelled() || now >= deadline || (behind
+        .get() <= 0 && (records.get() > 0 || now >= startedAt + IdleEndMs))
   }
 }

@@ -50,16 +50,6 @@ final case class Segment(
 
   /** Whether this stretch is wholly before or at `position` (already read). */
   def endsAtOrBefore(position: ShardPosition): Boolean = Segment.atOrBefore(to, position)
-
-  /** Whether `position` falls inside this stretch, after its start and before its end. */
-  def strictlyContains(position: ShardPosition): Boolean =
-    (position, from, to) match {
-      case (ShardPosition.After(p), ShardPosition.After(f), ShardPosition.After(t)) =>
-        SequenceNumbers.compare(f, p) < 0 && SequenceNumbers.compare(p, t) < 0
-      case (ShardPosition.After(p), _: ShardPosition.AtTimestamp | ShardPosition.TrimHorizon, ShardPosition.After(t)) =>
-        SequenceNumbers.compare(p, t) < 0
-      case _ => false
-    }
 }
 
 object Segment {

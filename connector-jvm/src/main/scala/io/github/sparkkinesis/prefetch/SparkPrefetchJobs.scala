@@ -26,11 +26,14 @@ final class SparkPrefetchJobs(sc: SparkContext, config: PrefetchConfig, aws: Aws
 
   /**
    * The prefetch thread inherited the query thread's job properties. Its jobs keep the query's group and
-   * scheduler pool, get their own tag, and do not claim to belong to a SQL execution.
+   * scheduler pool, get their own tag, and do not claim to belong to a SQL execution. Cancelling them does
+   * not interrupt their threads: a task sees it is cancelled between two calls (within
+   * [[PrefetchTask.PollMs]]), so no Kinesis call is cut off mid-request.
    */
   private def prepareThread(): Unit = if (!prepared) {
     sc.setLocalProperty("spark.sql.execution.id", null)
     sc.setLocalProperty("spark.sql.execution.root.id", null)
+    sc.setLocalProperty("spark.job.interruptOnCancel", "false")
     sc.addJobTag(tag)
     prepared = true
   }
@@ -57,6 +60,7 @@ object SparkPrefetchJobs {
           SharedKinesisApis.get(aws),
           SparkBlockStore,
           SystemClock,
-          context.taskAttemptId())
+          context.taskAttemptId(),
+          () => context.isInterrupted())
       }
 }

@@ -10,8 +10,8 @@ import org.slf4j.LoggerFactory
 /**
  * Lists the shards of the query's streams, at most once per `intervalMs` (the option `shardFetchInterval`).
  * When a refresh fails after a successful one, the previous list is kept and the failure logged: reshards
- * are then seen late, but the query goes on. Driver side; not thread-safe (the stream calls it from the
- * query's thread).
+ * are then seen late, but the query goes on. Driver side; not thread-safe: the stream makes one call at a
+ * time.
  */
 final class ShardDiscovery(api: KinesisApi, streams: Seq[String], pageSize: Int, intervalMs: Long, clock: Clock) {
   private val log = LoggerFactory.getLogger(getClass)

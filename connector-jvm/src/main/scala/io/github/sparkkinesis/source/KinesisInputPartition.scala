@@ -5,6 +5,7 @@ import io.github.sparkkinesis.config.AwsConfig
 import io.github.sparkkinesis.prefetch.{PrefetchRuntime, Segment, SegmentReader}
 import io.github.sparkkinesis.util.SystemClock
 import org.apache.spark.sql.catalyst.InternalRow
+import org.apache.spark.sql.connector.metric.CustomTaskMetric
 import org.apache.spark.sql.connector.read.{InputPartition, PartitionReader, PartitionReaderFactory}
 import org.slf4j.LoggerFactory
 
@@ -39,16 +40,17 @@ final class KinesisPartitionReader(partition: KinesisInputPartition, runtime: Pr
   private var records: Iterator[KinesisRecord] = Iterator.empty
   private var toRow: KinesisRecord => InternalRow = _
   private var current: InternalRow = _
-  private var count = 0L
+  private var readingBlock = false
+  private var fromBlocks = 0L
+  private var fromKinesis = 0L
   private var bytes = 0L
-  private var fromBlocks = 0
-  private var fromKinesis = 0
+  private var blocksGone = 0
 
   override def next(): Boolean = {
     while (!records.hasNext && remaining.hasNext) open(remaining.next())
     records.hasNext && {
       val record = records.next()
-      count += 1
+      if (readingBlock) fromBlocks += 1 else fromKinesis += 1
       bytes += record.data.length
       current = toRow(record)
       true
@@ -63,19 +65,22 @@ final class KinesisPartitionReader(partition: KinesisInputPartition, runtime: Pr
       partition.maxRecordsPerFetch,
       SystemClock
     )
-    if (source == SegmentReader.FromBlock) fromBlocks += 1 else fromKinesis += 1
+    readingBlock = source == SegmentReader.FromBlock
+    if (!readingBlock && segment.block.isDefined) blocksGone += 1
     toRow = KinesisRecordSchema.rowsOf(segment.shard)
     records = read
   }
 
   override def get(): InternalRow = current
 
+  override def currentMetricsValues(): Array[CustomTaskMetric] = KinesisReadMetrics.taskValues(fromBlocks, fromKinesis)
+
   override def close(): Unit = {
     val ms = (System.nanoTime() - startedAt) / 1000000
     val shards = partition.segments.map(_.shard).distinct
     log.info(
-      s"Read ${partition.segments.size} stretches of ${shards.mkString(",")}: records=$count bytes=$bytes " +
-        s"fromBlocks=$fromBlocks fromKinesis=$fromKinesis ms=$ms"
+      s"Read ${partition.segments.size} stretches of ${shards.mkString(",")}: records=${fromBlocks + fromKinesis} " +
+        s"bytes=$bytes fromBlocks=$fromBlocks fromKinesis=$fromKinesis blocksGone=$blocksGone ms=$ms"
     )
   }
 }

@@ -7,7 +7,7 @@ import io.github.sparkkinesis.config.{AwsConfig, InitialPosition, KinesisSourceC
 import io.github.sparkkinesis.offsets.{KinesisSourceOffset, ShardKey, ShardPosition}
 import io.github.sparkkinesis.prefetch._
 import io.github.sparkkinesis.shards.{ShardDiscovery, ShardLineage}
-import io.github.sparkkinesis.util.{Clock, SystemClock}
+import io.github.sparkkinesis.util.{Clock, DaemonThreads, SystemClock}
 import org.apache.hadoop.conf.Configuration
 import org.apache.spark.sql.connector.read.{InputPartition, PartitionReaderFactory}
 import org.apache.spark.sql.connector.read.streaming._
@@ -150,18 +150,20 @@ final class KinesisMicroBatchStream(
   private def cutAt(crossing: BlockCatalog.Crossing): Option[(ShardKey, ShardPosition)] = {
     val segment = crossing.segment
     val minimum = if (crossing.anyTaken) 0L else 1L
-    val (_, records) =
-      SegmentReader.read(segment, runtime.store, api, config.prefetch.maxRecordsPerFetch, clock)
-    var count = 0L
-    var bytes = 0L
-    var last = Option.empty[String]
-    records
-      .takeWhile(r => count < minimum || (count < crossing.records && bytes + r.data.length <= crossing.bytes))
-      .foreach { r =>
-        count += 1
-        bytes += r.data.length
-        last = Some(r.sequenceNumber)
-      }
+    val (count, bytes, last) = DaemonThreads.shieldedFromInterrupts {
+      val (_, records) = SegmentReader.read(segment, runtime.store, api, config.prefetch.maxRecordsPerFetch, clock)
+      var count = 0L
+      var bytes = 0L
+      var last = Option.empty[String]
+      records
+        .takeWhile(r => count < minimum || (count < crossing.records && bytes + r.data.length <= crossing.bytes))
+        .foreach { r =>
+          count += 1
+          bytes += r.data.length
+          last = Some(r.sequenceNumber)
+        }
+      (count, bytes, last)
+    }
     last.map(seq => segment.shard -> catalog.cut(segment, seq, count, bytes))
   }
 
@@ -185,7 +187,9 @@ final class KinesisMicroBatchStream(
   private def throwIfPrefetchFailed(): Unit = catalog.failure.foreach(e => throw e)
 
   private def listShards(): Map[ShardKey, ShardInfo] =
-    ApiFailures.userFacing("ListShards", config.streams.mkString(","), api)(discovery.shards())
+    ApiFailures.userFacing("ListShards", config.streams.mkString(","), api) {
+      DaemonThreads.shieldedFromInterrupts(discovery.shards())
+    }
 
   /**
    * The batch's stretches from the catalog, or, for a shard whose range the catalog does not hold (the

@@ -4,6 +4,7 @@ import java.util
 
 import io.github.sparkkinesis.config.KinesisSourceConfig
 import org.apache.spark.sql.connector.catalog.{SupportsRead, TableCapability}
+import org.apache.spark.sql.connector.metric.CustomMetric
 import org.apache.spark.sql.connector.read.{Scan, ScanBuilder}
 import org.apache.spark.sql.connector.read.streaming.MicroBatchStream
 import org.apache.spark.sql.types.StructType
@@ -27,6 +28,8 @@ final class KinesisScan(config: KinesisSourceConfig) extends Scan {
   override def readSchema(): StructType = KinesisRecordSchema.schema
 
   override def description(): String = config.description
+
+  override def supportedCustomMetrics(): Array[CustomMetric] = KinesisReadMetrics.supported
 
   override def toMicroBatchStream(checkpointLocation: String): MicroBatchStream =
     new KinesisMicroBatchStream(config, checkpointLocation)

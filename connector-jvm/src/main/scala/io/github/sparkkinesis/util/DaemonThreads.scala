@@ -13,6 +13,19 @@ object DaemonThreads {
   def cachedPool(name: String): ExecutorService =
     new ThreadPoolExecutor(0, Int.MaxValue, 60, TimeUnit.SECONDS, new SynchronousQueue[Runnable](), factory(name))
 
+  private lazy val shield = cachedPool("kinesis-driver-call")
+
+  /**
+   * Runs `body` on a pool thread and waits for it. When the waiting thread is interrupted (Spark interrupts
+   * a query's thread to stop it), the wait ends with an InterruptedException but `body` runs to its end:
+   * a network call is never cut off mid-request, which would reset its connection.
+   */
+  def shieldedFromInterrupts[T](body: => T): T = {
+    val call = shield.submit(new Callable[T] { override def call(): T = body })
+    try call.get()
+    catch { case e: ExecutionException => throw e.getCause }
+  }
+
   /** One daemon thread, started. */
   def start(name: String)(body: => Unit): Thread = {
     val t = new Thread(() => body, name)

@@ -1,0 +1,31 @@
+package io.github.sparkkinesis.source
+
+import org.apache.spark.sql.connector.metric.{CustomMetric, CustomSumMetric, CustomTaskMetric}
+
+/**
+ * What the Spark UI shows for each batch's Kinesis scan, besides Spark's own row counts: how many records
+ * came from prefetched blocks, and how many had to be read from Kinesis again because their block was gone
+ * (the query restarted, an executor was lost, or a block was removed). Summed over the batch's tasks.
+ */
+object KinesisReadMetrics {
+  val FromBlocks = "recordsFromPrefetchedBlocks"
+  val FromKinesis = "recordsReadAgainFromKinesis"
+
+  def supported: Array[CustomMetric] = Array(new RecordsFromPrefetchedBlocks, new RecordsReadAgainFromKinesis)
+
+  def taskValues(fromBlocks: Long, fromKinesis: Long): Array[CustomTaskMetric] =
+    Array(TaskValue(FromBlocks, fromBlocks), TaskValue(FromKinesis, fromKinesis))
+
+  private final case class TaskValue(name: String, value: Long) extends CustomTaskMetric
+}
+
+/** Spark instantiates metric classes by name on the driver: each needs a public no-argument constructor. */
+final class RecordsFromPrefetchedBlocks extends CustomSumMetric {
+  override def name(): String = KinesisReadMetrics.FromBlocks
+  override def description(): String = "records read from prefetched blocks"
+}
+
+final class RecordsReadAgainFromKinesis extends CustomSumMetric {
+  override def name(): String = KinesisReadMetrics.FromKinesis
+  override def description(): String = "records read again from Kinesis (prefetched block gone)"
+}
