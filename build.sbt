@@ -100,6 +100,8 @@ lazy val connector = (project in file("connector-jvm"))
     },
 
     // ---- tests: run on the assembled jar plus Spark's own jars ----
+    // The benchmark programs in bench/ build and run with the tests (dev/bench), on the same classpath.
+    Test / unmanagedSourceDirectories += (ThisBuild / baseDirectory).value / "bench" / "src",
     Test / fork := true,
     Test / parallelExecution := false,
     Test / run / fork := true,
@@ -131,8 +133,18 @@ lazy val connector = (project in file("connector-jvm"))
       "-Dspark.local.ip=127.0.0.1",
       "-Daws.ec2MetadataDisabled=true"
     ),
-    Test / javaOptions += s"-Dkinesis.test.root=${(ThisBuild / baseDirectory).value}",
-    Test / envVars ++= Map("SPARK_LOCAL_IP" -> "127.0.0.1", "AWS_EC2_METADATA_DISABLED" -> "true"),
+    Test / javaOptions ++= Seq(
+      s"-Dkinesis.test.root=${(ThisBuild / baseDirectory).value}",
+      s"-Dkinesis.test.connectorJar=${assembly.value}"
+    ),
+    // SPARK_HOME (and the Scala version, which Spark's launcher would otherwise look for in a source tree)
+    // let a local-cluster master start executors in JVMs of their own, from Spark's jars/.
+    Test / envVars ++= Map(
+      "SPARK_LOCAL_IP" -> "127.0.0.1",
+      "AWS_EC2_METADATA_DISABLED" -> "true",
+      "SPARK_HOME" -> sparkJarsDir.value.getParent,
+      "SPARK_SCALA_VERSION" -> "2.13"
+    ),
     Test / testOptions += Tests.Argument(TestFrameworks.ScalaTest, "-oDF")
   )
 

@@ -4,62 +4,12 @@ import java.nio.charset.StandardCharsets.UTF_8
 import java.sql.Timestamp
 import java.time.Instant
 
-import io.github.sparkkinesis.client.{PutRecord, PutResult}
-import io.github.sparkkinesis.testing.{KinesisEmulator, SparkStreamingSuite}
-import org.apache.spark.sql.{DataFrame, Row}
-import org.apache.spark.sql.streaming.StreamingQuery
+import io.github.sparkkinesis.testing.KinesisEmulator
+import org.apache.spark.sql.DataFrame
 import org.scalatest.funsuite.AnyFunSuite
-import org.scalatest.Tag
-
-object Integration extends Tag("integration")
 
 /** Reads through Spark from a real Kinesis API: kinesis-local by default, or KINESIS_ENDPOINT. */
-class KinesisSourceIntegrationSuite extends AnyFunSuite with KinesisEmulator with SparkStreamingSuite {
-
-  /** What identifies a record, and what it carries. */
-  private case class Seen(stream: String, shardId: String, seq: String, partitionKey: String, data: String)
-
-  private def put(stream: String, values: Seq[String]): Seq[PutResult] =
-    values.grouped(500).toSeq.flatMap { group =>
-      val results = admin.putRecords(stream, group.map(v => PutRecord(s"key-${v.hashCode % 17}", v.getBytes(UTF_8))))
-      assert(results.forall(_.succeeded), results.filterNot(_.succeeded))
-      results
-    }
-
-  private def read(streams: String*)(options: (String, String)*): DataFrame =
-    spark.readStream
-      .format("kinesis")
-      .option("streamName", streams.mkString(","))
-      .option("endpoint", endpoint)
-      .option("region", region)
-      .options(credentialOptions)
-      .options(options.toMap)
-      .load()
-
-  private def seen(rows: Seq[Row]): Seq[Seen] = rows.map { r =>
-    Seen(
-      r.getAs[String]("stream"),
-      r.getAs[String]("shardId"),
-      r.getAs[String]("sequenceNumber"),
-      r.getAs[String]("partitionKey"),
-      new String(r.getAs[Array[Byte]]("data"), UTF_8)
-    )
-  }
-
-  private def expected(stream: String, values: Seq[String], results: Seq[PutResult]): Seq[Seen] =
-    values.zip(results).map { case (v, r) =>
-      Seen(stream, r.shardId.get, r.sequenceNumber.get, s"key-${v.hashCode % 17}", v)
-    }
-
-  private def runUntil(collector: SparkStreamingSuite#BatchCollector, query: StreamingQuery, count: Int): Seq[Seen] = {
-    // Spark reports a batch's progress once the batch is committed: wait for that too, so that stopping
-    // the query leaves no batch half done (a test that wants one says so).
-    eventually(s"$count rows, committed", query = Some(query)) {
-      collector.rows.size >= count && query.recentProgress.map(_.numInputRows).sum >= count
-    }
-    query.stop()
-    seen(collector.rows)
-  }
+class KinesisSourceIntegrationSuite extends AnyFunSuite with SourceIntegration {
 
   test("reads every record of a multi-shard stream exactly once, with its columns", Integration) {
     val stream = newStream(shards = 3)

@@ -103,10 +103,18 @@ class BlockCatalogSuite extends AnyFunSuite {
     assert(c.toFetch.map(_.shard) == Seq(a))
   }
 
-  test("covering starts inside a stretch when the batch does") {
+  test("a range the catalog does not hold from its start to its end is not covered") {
     val c = catalog(a -> TrimHorizon)
     c.accept(Seq(read(a, TrimHorizon, Some(10))))
-    assert(c.covering(a, After("3"), After("10")).get.map(s => (s.from, s.to)) == Seq((After("3"), After("10"))))
-    assert(c.covering(a, After("3"), After("12")).isEmpty, "not all of it is held")
+    assert(c.covering(a, TrimHorizon, After("10")).map(_.map(_.to)) == Some(Seq(After("10"))))
+    assert(c.covering(a, After("3"), After("10")).isEmpty, "starts inside a stretch")
+    assert(c.covering(a, TrimHorizon, After("12")).isEmpty, "ends beyond what is held")
+  }
+
+  test("a position inside a stretch restarts the shard there, so stretches always begin where batches end") {
+    val c = catalog(a -> TrimHorizon)
+    c.accept(Seq(read(a, TrimHorizon, Some(10))))
+    assert(c.sync(Map(a -> After("4"))).size == 1)
+    assert(c.toFetch.map(_.from) == Seq(After("4")))
   }
 }

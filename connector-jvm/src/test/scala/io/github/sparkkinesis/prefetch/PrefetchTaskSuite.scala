@@ -42,15 +42,27 @@ class PrefetchTaskSuite extends AnyFunSuite {
     assert(store.ids == Set((7, 3000L), (7, 3001L)))
   }
 
-  test("a task with nothing to read polls at minFetchPeriod until maxFetchDuration") {
+  test("a task whose shards are at their tip with nothing new polls at minFetchPeriod, then gives its core back") {
     val clock = new ManualClock()
     val api = new FakeKinesisApi(clock)
     val shards = api.createStream("s", 1)
     val started = clock.nowMillis()
     val outcomes = PrefetchTask.run(spec(shards), config, api, new InMemoryBlockStore, clock, taskAttemptId = 1)
-    assert(clock.nowMillis() - started >= config.maxFetchDurationMs)
+    assert(clock.nowMillis() - started == PrefetchTask.IdleEndMs, "not the whole maxFetchDuration")
     assert(outcomes.head.data.isEmpty)
-    assert(outcomes.head.calls == config.maxFetchDurationMs / config.minFetchPeriodMs)
+    assert(outcomes.head.calls == 3, "calls at 0, 400 and 800 ms")
+    assert(outcomes.head.cursor.notBeforeMs == started + 1200, "the next task polls on at the same pace")
+  }
+
+  test("a task with a shard that is still behind reads until maxFetchDuration") {
+    val clock = new ManualClock()
+    val api = new FakeKinesisApi(clock)
+    val shards = api.createStream("s", 1)
+    (1 to 1000).foreach(i => api.put("s", shards.head, s"r$i"))
+    val started = clock.nowMillis()
+    val outcomes = PrefetchTask.run(spec(shards), config, api, new InMemoryBlockStore, clock, taskAttemptId = 1)
+    assert(clock.nowMillis() - started >= config.maxFetchDurationMs)
+    assert(outcomes.head.data.map(_.records).contains(25L * 10), "25 calls of 10 records, 400 ms apart")
   }
 
   test("a failed call ends that shard's reading and is reported; the other shards go on") {

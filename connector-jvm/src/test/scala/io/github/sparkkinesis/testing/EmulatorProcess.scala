@@ -9,7 +9,11 @@ import scala.util.Try
 /**
  * One kinesis-local process (the npm build of kinesis-mock) on free ports. It binds every interface (it has
  * no option for loopback only), so it lives three hours at most, a watchdog stops it when this JVM is gone,
- * and `stop` ends its whole process group by PID. Thread-safe.
+ * and `stop` ends its whole process group by PID. Its output goes to target/kinesis-emulator-<port>.log.
+ * Thread-safe.
+ *
+ * kinesis-local 0.6 exits, silently, when a client resets a connection in the middle of a request (as an
+ * interrupted HTTP call does): the connector never interrupts its own calls for that reason.
  */
 final class EmulatorProcess(root: File, region: String) {
   import EmulatorProcess._
@@ -44,7 +48,7 @@ final class EmulatorProcess(root: File, region: String) {
     Seq("CREATE_STREAM", "DELETE_STREAM", "MERGE_SHARDS", "SPLIT_SHARD", "UPDATE_SHARD_COUNT")
       .foreach(op => env.put(s"${op}_DURATION", "100ms"))
     builder.redirectErrorStream(true)
-    builder.redirectOutput(new File(root, "connector-jvm/target/kinesis-emulator.log"))
+    builder.redirectOutput(new File(root, s"connector-jvm/target/kinesis-emulator-$port.log"))
     val started = builder.start()
     process = Some(started)
     sys.addShutdownHook(stop())

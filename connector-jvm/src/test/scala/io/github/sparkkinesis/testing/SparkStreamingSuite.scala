@@ -15,16 +15,23 @@ trait SparkStreamingSuite extends BeforeAndAfterAll { self: Suite =>
   @volatile private var session: SparkSession = _
   def spark: SparkSession = session
 
+  /** The suite's master; `local[2]` unless a suite needs executors of their own. */
+  protected def sparkMaster: String = "local[2]"
+
+  /** Settings a suite adds to its session. */
+  protected def sparkSettings: Map[String, String] = Map.empty
+
   override protected def beforeAll(): Unit = {
     super.beforeAll()
     session = SparkSession
       .builder()
-      .master("local[2]")
+      .master(sparkMaster)
       .appName(suiteName)
       .config("spark.ui.enabled", "false")
       .config("spark.sql.shuffle.partitions", "2")
       .config("spark.driver.host", "127.0.0.1")
       .config("spark.driver.bindAddress", "127.0.0.1")
+      .config(sparkSettings)
       .getOrCreate()
   }
 

@@ -1,0 +1,40 @@
+package io.github.sparkkinesis.integration
+
+import io.github.sparkkinesis.source.{RecordsFromPrefetchedBlocks, RecordsReadAgainFromKinesis}
+import io.github.sparkkinesis.testing.SparkActivity
+import org.scalatest.funsuite.AnyFunSuite
+
+/**
+ * A cluster of two executor JVMs besides the driver (`local-cluster`), loading the connector jar as a user's
+ * cluster would: prefetched blocks live in other JVMs than the driver, and batches read them from there.
+ */
+class ClusterIntegrationSuite extends AnyFunSuite with SourceIntegration {
+
+  override protected def sparkMaster: String = "local-cluster[2,1,1024]"
+
+  override protected def sparkSettings: Map[String, String] = Map(
+    "spark.jars" -> sys.props("kinesis.test.connectorJar"),
+    "spark.executor.extraJavaOptions" -> "-Daws.ec2MetadataDisabled=true"
+  )
+
+  test("blocks prefetched on executors are read by the batches, whole and cut by limits", Integration) {
+    val stream = newStream(shards = 4)
+    val values = (1 to 2000).map(i => s"cluster-$i")
+    val results = put(stream, values)
+    val activity = SparkActivity.watch(spark)
+    val collector = new BatchCollector
+    // Two shards per task: each prefetch job has two tasks, one per executor. The trigger limit makes the
+    // driver cut batches inside blocks, which it reads from the executor holding them.
+    val df = read(stream)("initialPosition" -> "trim_horizon", "shardsPerTask" -> "2", "maxRecordsPerTrigger" -> "700")
+    val query = collector.start(df, newCheckpoint())
+    val rows = runUntil(collector, query, values.size)
+    assert(rows.sortBy(_.seq) == expected(stream, values, results).sortBy(_.seq))
+    assert(collector.batches.values.forall(_.size <= 700))
+    val totals = SparkActivity.scanMetricTotals(spark).withDefaultValue(0L)
+    assert(totals(new RecordsFromPrefetchedBlocks().description()) == values.size)
+    assert(totals(new RecordsReadAgainFromKinesis().description()) == 0)
+    assert(activity.storedBy.nonEmpty && !activity.storedBy.contains("driver"), activity.storedBy)
+    eventually("every prefetched block removed")(activity.liveBlocks.isEmpty)
+    spark.sparkContext.removeSparkListener(activity)
+  }
+}

@@ -1,0 +1,65 @@
+package io.github.sparkkinesis.integration
+
+import java.nio.charset.StandardCharsets.UTF_8
+
+import io.github.sparkkinesis.client.{PutRecord, PutResult}
+import io.github.sparkkinesis.testing.{KinesisEmulator, SparkStreamingSuite}
+import org.apache.spark.sql.{DataFrame, Row}
+import org.apache.spark.sql.streaming.StreamingQuery
+import org.scalatest.{Suite, Tag}
+
+object Integration extends Tag("integration")
+
+/** What identifies a record, and what it carries. */
+final case class Seen(stream: String, shardId: String, seq: String, partitionKey: String, data: String)
+
+/**
+ * What the integration suites share: writing records to a stream of the emulator (or KINESIS_ENDPOINT),
+ * reading it through Spark, and comparing what arrived with what was written.
+ */
+trait SourceIntegration extends KinesisEmulator with SparkStreamingSuite { self: Suite =>
+
+  def partitionKeyOf(value: String): String = s"key-${value.hashCode % 17}"
+
+  /** Writes the values in order, 500 per call; each value's partition key is [[partitionKeyOf]] it. */
+  def put(stream: String, values: Seq[String]): Seq[PutResult] =
+    values.grouped(500).toSeq.flatMap { group =>
+      val results = admin.putRecords(stream, group.map(v => PutRecord(partitionKeyOf(v), v.getBytes(UTF_8))))
+      assert(results.forall(_.succeeded), results.filterNot(_.succeeded))
+      results
+    }
+
+  def read(streams: String*)(options: (String, String)*): DataFrame =
+    spark.readStream
+      .format("kinesis")
+      .option("streamName", streams.mkString(","))
+      .option("endpoint", endpoint)
+      .option("region", region)
+      .options(credentialOptions)
+      .options(options.toMap)
+      .load()
+
+  def seen(rows: Seq[Row]): Seq[Seen] = rows.map { r =>
+    Seen(
+      r.getAs[String]("stream"),
+      r.getAs[String]("shardId"),
+      r.getAs[String]("sequenceNumber"),
+      r.getAs[String]("partitionKey"),
+      new String(r.getAs[Array[Byte]]("data"), UTF_8)
+    )
+  }
+
+  def expected(stream: String, values: Seq[String], results: Seq[PutResult]): Seq[Seen] =
+    values.zip(results).map { case (v, r) => Seen(stream, r.shardId.get, r.sequenceNumber.get, partitionKeyOf(v), v) }
+
+  /** Waits until `count` rows have arrived and been committed, stops the query, and returns the rows. */
+  def runUntil(collector: BatchCollector, query: StreamingQuery, count: Int): Seq[Seen] = {
+    // Spark reports a batch's progress once the batch is committed: wait for that too, so that stopping
+    // the query leaves no batch half done (a test that wants one says so).
+    eventually(s"$count rows, committed", query = Some(query)) {
+      collector.rows.size >= count && query.recentProgress.map(_.numInputRows).sum >= count
+    }
+    query.stop()
+    seen(collector.rows)
+  }
+}
