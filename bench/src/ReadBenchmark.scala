@@ -4,7 +4,10 @@ import java.io.File
 import java.nio.charset.StandardCharsets.UTF_8
 import java.nio.file.Files
 import java.time.Instant
-import java.util.concurrent.{Callable, Executors}
+import java.util.concurrent.{Callable, ConcurrentLinkedQueue, Executors}
+import java.util.concurrent.atomic.AtomicLong
+
+import scala.jdk.CollectionConverters._
 
 import io.github.sparkkinesis.client.{IteratorStart, KinesisAdminApi, KinesisClientFactory, PutRecord}
 import io.github.sparkkinesis.testing.{EmulatorProcess, KinesisEmulator}
@@ -12,25 +15,45 @@ import org.apache.spark.sql.{DataFrame, SparkSession}
 import org.apache.spark.sql.streaming.Trigger
 
 /**
- * Read throughput of the connector against the plain SDK reading the same stream, in the same run.
+ * Read throughput and latency of the connector, against the plain AWS SDK on the same stream, in one run.
  *
- *  - baseline: one thread per shard, GetShardIterator at TRIM_HORIZON and GetRecords until caught up;
- *  - connector: a Spark query (local[2]) with Trigger.AvailableNow over the same stream, into a no-op sink.
+ * Throughput, over a stream loaded beforehand with `shards` x `recordsPerShard` records of `payloadBytes`:
+ *  - baseline: one thread per shard, GetShardIterator at TRIM_HORIZON and GetRecords until caught up, with
+ *    no pause between calls: the most the Kinesis endpoint serves;
+ *  - connector: a `Trigger.AvailableNow` query (local[2]) into a no-op sink, with the fastest settings
+ *    Kinesis allows (maxFetchRate 2.0, minFetchPeriod 200ms); its time includes the query's start, in a
+ *    JVM warmed up by the same query over a small stream first (Spark's first query compiles its code).
+ *
+ * Latency, from PutRecord to the record reaching the reader, for `latencyRecords` records put one every
+ * 50 ms while the reader runs:
+ *  - baseline: one thread per shard calling GetRecords every 210 ms;
+ *  - connector: a query with the documented low-latency settings (maxFetchDuration 200ms, minFetchPeriod
+ *    210ms) into a `foreachBatch` sink.
  *
  * Runs on kinesis-local unless KINESIS_ENDPOINT is set. Prints a table and writes
- * bench/results/read-throughput.json. Usage: dev/bench [shards] [recordsPerShard] [payloadBytes]
+ * bench/results/read-benchmark.json.
+ * Usage: dev/bench [shards=4] [recordsPerShard=2000] [payloadBytes=200] [latencyRecords=300]
  */
 object ReadBenchmark {
 
-  final case class Result(name: String, records: Long, bytes: Long, millis: Long) {
+  final case class Throughput(name: String, records: Long, bytes: Long, millis: Long) {
     def recordsPerSecond: Double = records * 1000.0 / millis
     def megabytesPerSecond: Double = bytes * 1000.0 / millis / 1e6
   }
+
+  final case class Latency(name: String, millis: Seq[Long]) {
+    private val sorted = millis.sorted
+    def percentile(p: Double): Long = sorted(math.min(sorted.size - 1, math.ceil(p / 100 * sorted.size).toInt - 1))
+  }
+
+  private val PutIntervalMs = 50L
+  private val PollIntervalMs = 210L
 
   def main(args: Array[String]): Unit = {
     val shards = args.lift(0).map(_.toInt).getOrElse(4)
     val perShard = args.lift(1).map(_.toInt).getOrElse(2000)
     val payload = args.lift(2).map(_.toInt).getOrElse(200)
+    val latencyRecords = args.lift(3).map(_.toInt).getOrElse(300)
     val root = new File(sys.props.getOrElse("kinesis.test.root", "."))
     val external = sys.env.get("KINESIS_ENDPOINT").filter(_.nonEmpty)
     val region = external.flatMap(_ => sys.env.get("AWS_REGION")).getOrElse("us-east-1")
@@ -38,18 +61,42 @@ object ReadBenchmark {
     val endpoint = external.getOrElse(emulator.start())
     val aws = KinesisEmulator.awsConfig(region, endpoint, emulated = external.isEmpty)
     val admin = KinesisClientFactory.createAdmin(aws)
-    val stream = s"bench-${java.util.UUID.randomUUID().toString.take(8)}"
+    val options = Map("endpoint" -> endpoint, "region" -> region) ++
+      (if (external.isEmpty)
+         Map("awsAccessKey" -> KinesisEmulator.AccessKey, "awsSecretKey" -> KinesisEmulator.SecretKey)
+       else Map.empty)
+    val streams = Seq.newBuilder[String]
+    def newStream(prefix: String): String = {
+      val name = s"$prefix-${java.util.UUID.randomUUID().toString.take(8)}"
+      admin.createStream(name, shards)
+      streams += name
+      name
+    }
+    val loaded = newStream("bench-load")
+    val live = newStream("bench-live")
+    val spark = SparkSession
+      .builder()
+      .master("local[2]")
+      .config("spark.ui.enabled", "false")
+      .config("spark.sql.shuffle.partitions", "2")
+      .config("spark.driver.host", "127.0.0.1")
+      .getOrCreate()
     try {
-      admin.createStream(stream, shards)
-      val written = write(admin, stream, shards * perShard, payload)
-      println(s"Wrote $written records of $payload bytes to $shards shards of $stream at $endpoint")
-      val baseline = sdkRead(admin, stream)
-      val connector = sparkRead(stream, endpoint, region, external.isEmpty)
-      val results = Seq(baseline, connector)
-      results.foreach(r => assert(r.records == written, s"${r.name} read ${r.records} of $written records"))
-      report(root, results, shards, perShard, payload, endpoint)
+      val warmUp = newStream("bench-warm-up")
+      write(admin, warmUp, 10 * shards, payload)
+      sparkRead(spark, warmUp, options)
+      val written = write(admin, loaded, shards * perShard, payload)
+      println(s"Wrote $written records of $payload bytes to $shards shards of $loaded at $endpoint")
+      val throughput = Seq(sdkRead(admin, loaded), sparkRead(spark, loaded, options))
+      throughput.foreach(r => require(r.records == written, s"${r.name} read ${r.records} of $written records"))
+      val latency = Seq(
+        sdkLatency(admin, live, latencyRecords),
+        sparkLatency(spark, admin, live, options, latencyRecords)
+      )
+      report(root, throughput, latency, s"dev/bench $shards $perShard $payload $latencyRecords", endpoint)
     } finally {
-      if (external.isDefined) admin.deleteStream(stream)
+      spark.stop()
+      if (external.isDefined) streams.result().foreach(admin.deleteStream)
       admin.close()
       emulator.stop()
     }
@@ -64,7 +111,9 @@ object ReadBenchmark {
     count
   }
 
-  private def sdkRead(admin: KinesisAdminApi, stream: String): Result = {
+  // ---- throughput ----
+
+  private def sdkRead(admin: KinesisAdminApi, stream: String): Throughput = {
     val shards = admin.listShards(stream, 100)
     val pool = Executors.newFixedThreadPool(shards.size)
     val started = System.nanoTime()
@@ -88,80 +137,158 @@ object ReadBenchmark {
     val totals = perShard.map(_.get())
     val millis = (System.nanoTime() - started) / 1000000
     pool.shutdown()
-    Result("AWS SDK GetRecords, a thread per shard", totals.map(_._1).sum, totals.map(_._2).sum, millis)
+    Throughput("AWS SDK GetRecords, a thread per shard", totals.map(_._1).sum, totals.map(_._2).sum, millis)
   }
 
-  private def sparkRead(stream: String, endpoint: String, region: String, emulated: Boolean): Result = {
-    val spark = SparkSession
-      .builder()
-      .master("local[2]")
-      .config("spark.ui.enabled", "false")
-      .config("spark.sql.shuffle.partitions", "2")
-      .config("spark.driver.host", "127.0.0.1")
-      .getOrCreate()
-    try {
-      val credentials =
-        if (emulated) Map("awsAccessKey" -> KinesisEmulator.AccessKey, "awsSecretKey" -> KinesisEmulator.SecretKey)
-        else Map.empty[String, String]
-      val counted = new java.util.concurrent.atomic.AtomicLong()
-      val bytes = new java.util.concurrent.atomic.AtomicLong()
-      val df = spark.readStream
-        .format("kinesis")
-        .options(credentials ++ Map("streamName" -> stream, "endpoint" -> endpoint, "region" -> region))
-        .option("initialPosition", "trim_horizon")
-        .load()
-      val started = System.nanoTime()
-      val query = df
-        .selectExpr("length(data) AS size")
-        .writeStream
-        .option("checkpointLocation", Files.createTempDirectory("bench-checkpoint").toString)
-        .trigger(Trigger.AvailableNow())
-        .foreachBatch { (batch: DataFrame, _: Long) =>
-          val row = batch.selectExpr("count(*)", "coalesce(sum(size), 0)").head()
-          counted.addAndGet(row.getLong(0))
-          bytes.addAndGet(row.getLong(1))
-          ()
-        }
-        .start()
-      query.awaitTermination()
-      val millis = (System.nanoTime() - started) / 1000000
-      Result(
-        s"connector, Trigger.AvailableNow, local[2] (${query.recentProgress.length} batches)",
-        counted.get,
-        bytes.get,
-        millis)
-    } finally spark.stop()
+  private def sparkRead(spark: SparkSession, stream: String, options: Map[String, String]): Throughput = {
+    val counted = new AtomicLong()
+    val bytes = new AtomicLong()
+    val df = spark.readStream
+      .format("kinesis")
+      .options(options)
+      .option("streamName", stream)
+      .option("initialPosition", "trim_horizon")
+      .option("maxFetchRate", "2.0")
+      .option("minFetchPeriod", "200ms")
+      .load()
+    val started = System.nanoTime()
+    val query = df
+      .selectExpr("length(data) AS size")
+      .writeStream
+      .option("checkpointLocation", Files.createTempDirectory("bench-checkpoint").toString)
+      .trigger(Trigger.AvailableNow())
+      .foreachBatch { (batch: DataFrame, _: Long) =>
+        val row = batch.selectExpr("count(*)", "coalesce(sum(size), 0)").head()
+        counted.addAndGet(row.getLong(0))
+        bytes.addAndGet(row.getLong(1))
+        ()
+      }
+      .start()
+    query.awaitTermination()
+    val millis = (System.nanoTime() - started) / 1000000
+    val batches = query.recentProgress.count(_.numInputRows > 0)
+    Throughput(s"connector, Trigger.AvailableNow ($batches batches)", counted.get, bytes.get, millis)
   }
+
+  // ---- latency ----
+
+  /** Puts `count` records one every 50 ms, each carrying the instant it was put. */
+  private def putTimestamped(admin: KinesisAdminApi, stream: String, count: Int): Unit =
+    (1 to count).foreach { i =>
+      admin.putRecords(stream, Seq(PutRecord(s"key-$i", System.currentTimeMillis().toString.getBytes(UTF_8))))
+      Thread.sleep(PutIntervalMs)
+    }
+
+  private def sdkLatency(admin: KinesisAdminApi, stream: String, count: Int): Latency = {
+    val shards = admin.listShards(stream, 100)
+    val latencies = new ConcurrentLinkedQueue[Long]()
+    @volatile var done = false
+    val pool = Executors.newFixedThreadPool(shards.size)
+    shards.foreach { shard =>
+      pool.submit(new Runnable {
+        def run(): Unit = {
+          var iterator = admin.getShardIterator(stream, shard.shardId, IteratorStart.Latest)
+          while (!done) {
+            val batch = admin.getRecords(stream, shard.shardId, iterator, 10000)
+            val now = System.currentTimeMillis()
+            batch.records.foreach(r => latencies.add(now - new String(r.data, UTF_8).toLong))
+            iterator = batch.nextIterator.get
+            Thread.sleep(PollIntervalMs)
+          }
+        }
+      })
+    }
+    Thread.sleep(1000) // every shard has its LATEST iterator
+    putTimestamped(admin, stream, count)
+    waitFor(latencies.size >= count, "the SDK readers")
+    done = true
+    pool.shutdown()
+    Latency(s"AWS SDK GetRecords every $PollIntervalMs ms", latencies.asScala.toSeq)
+  }
+
+  private def sparkLatency(
+      spark: SparkSession,
+      admin: KinesisAdminApi,
+      stream: String,
+      options: Map[String, String],
+      count: Int): Latency = {
+    val latencies = new ConcurrentLinkedQueue[Long]()
+    val query = spark.readStream
+      .format("kinesis")
+      .options(options)
+      .option("streamName", stream)
+      .option("maxFetchDuration", "200ms")
+      .option("minFetchPeriod", "210ms")
+      .load()
+      .selectExpr("CAST(data AS STRING) AS sent")
+      .writeStream
+      .option("checkpointLocation", Files.createTempDirectory("bench-checkpoint").toString)
+      .foreachBatch { (batch: DataFrame, _: Long) =>
+        val now = System.currentTimeMillis()
+        batch.collect().foreach(row => latencies.add(now - row.getString(0).toLong))
+      }
+      .start()
+    waitFor(query.lastProgress != null, "the query's first batch")
+    putTimestamped(admin, stream, count)
+    waitFor(latencies.size >= count, "the query")
+    query.stop()
+    Latency("connector, maxFetchDuration 200ms, minFetchPeriod 210ms", latencies.asScala.toSeq)
+  }
+
+  private def waitFor(done: => Boolean, what: String): Unit = {
+    val deadline = System.nanoTime() + 120L * 1000 * 1000 * 1000
+    while (!done) {
+      require(System.nanoTime() < deadline, s"timed out waiting for $what")
+      Thread.sleep(20)
+    }
+  }
+
+  // ---- report ----
 
   private def report(
       root: File,
-      results: Seq[Result],
-      shards: Int,
-      perShard: Int,
-      payload: Int,
+      throughput: Seq[Throughput],
+      latency: Seq[Latency],
+      command: String,
       endpoint: String): Unit = {
-    println(f"${"reader"}%-55s ${"records"}%9s ${"ms"}%8s ${"records/s"}%11s ${"MB/s"}%7s")
-    results.foreach { r =>
-      println(f"${r.name}%-55s ${r.records}%9d ${r.millis}%8d ${r.recordsPerSecond}%11.0f ${r.megabytesPerSecond}%7.2f")
+    println(f"${"reader"}%-58s ${"records"}%8s ${"ms"}%7s ${"records/s"}%10s ${"MB/s"}%6s")
+    throughput.foreach { r =>
+      println(f"${r.name}%-58s ${r.records}%8d ${r.millis}%7d ${r.recordsPerSecond}%10.0f ${r.megabytesPerSecond}%6.2f")
     }
-    val json = results
+    val ratio = throughput(1).recordsPerSecond / throughput(0).recordsPerSecond
+    println(f"connector / SDK: $ratio%.2f")
+    println(f"${"PutRecord to reader"}%-58s ${"records"}%8s ${"p50 ms"}%7s ${"p99 ms"}%7s")
+    latency.foreach { l =>
+      println(f"${l.name}%-58s ${l.millis.size}%8d ${l.percentile(50)}%7d ${l.percentile(99)}%7d")
+    }
+    val throughputJson = throughput
       .map { r =>
         s"""    {"reader": "${r.name}", "records": ${r.records}, "bytes": ${r.bytes}, "millis": ${r.millis}, """ +
           f""""recordsPerSecond": ${r.recordsPerSecond}%.0f, "megabytesPerSecond": ${r.megabytesPerSecond}%.3f}"""
       }
       .mkString(",\n")
+    val latencyJson = latency
+      .map { l =>
+        s"""    {"reader": "${l.name}", "records": ${l.millis.size}, "p50Millis": ${l.percentile(50)}, """ +
+          s""""p99Millis": ${l.percentile(99)}, "maxMillis": ${l.millis.max}}"""
+      }
+      .mkString(",\n")
     val target = if (endpoint.startsWith("http://127.0.0.1")) "kinesis-local on loopback" else endpoint
-    val out = new File(root, "bench/results/read-throughput.json")
+    val out = new File(root, "bench/results/read-benchmark.json")
     out.getParentFile.mkdirs()
     Files.write(
       out.toPath,
       s"""{
          |  "measuredAt": "${Instant.now()}",
+         |  "command": "$command",
          |  "kinesis": "$target",
          |  "machine": "${Runtime.getRuntime.availableProcessors()} cores",
-         |  "shards": $shards, "recordsPerShard": $perShard, "payloadBytes": $payload,
-         |  "results": [
-         |$json
+         |  "throughput": [
+         |$throughputJson
+         |  ],
+         |  "connectorToSdkThroughputRatio": ${f"$ratio%.3f"},
+         |  "latency": [
+         |$latencyJson
          |  ]
          |}
          |""".stripMargin.getBytes(UTF_8)

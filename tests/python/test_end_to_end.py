@@ -1,8 +1,8 @@
 """End-to-end: a fresh PySpark session loads the built connector jar and reads what boto3 wrote.
 
-The source only learns that records exist when it probes the shards, so a test cannot ask Spark to "process
-everything available": it polls the sink until what it expects has arrived or a deadline has passed, and then
-asserts exactly what arrived.
+The source only learns that records exist when its background prefetching finds them, so a test cannot ask
+Spark to "process everything available": it polls the sink until what it expects has arrived or a deadline
+has passed, and then asserts exactly what arrived.
 """
 
 from __future__ import annotations
