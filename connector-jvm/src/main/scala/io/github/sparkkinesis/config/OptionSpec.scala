@@ -29,28 +29,28 @@ object OptionParsers {
 
   val string: String => Either[String, String] = raw => if (raw.trim.isEmpty) Left("it is empty") else Right(raw.trim)
 
-  def int(min: Int, max: Int): String => Either[String, Int] = raw =>
-    raw.trim.toIntOption match {
-      case None => Left("expected a whole number")
-      case Some(n) if n < min => Left(s"it must be at least $min")
-      case Some(n) if n > max => Left(s"it must be at most $max")
-      case Some(n) => Right(n)
+  /** A value `parse` reads, refused outside [min, max] with the bound, as `show` writes it. */
+  private def bounded[T](parse: String => Either[String, T], min: T, max: T, show: T => String)(implicit
+      order: Ordering[T]): String => Either[String, T] = raw =>
+    parse(raw).flatMap {
+      case v if order.lt(v, min) => Left(s"it must be at least ${show(min)}")
+      case v if order.gt(v, max) => Left(s"it must be at most ${show(max)}")
+      case v => Right(v)
     }
 
-  def durationMillis(min: Long, max: Long): String => Either[String, Long] = raw =>
-    Durations.parseMillis(raw).flatMap {
-      case ms if ms < min => Left(s"it must be at least ${Durations.format(min)}")
-      case ms if ms > max => Left(s"it must be at most ${Durations.format(max)}")
-      case ms => Right(ms)
-    }
+  private val wholeNumber: String => Either[String, Long] =
+    raw => raw.trim.replace(",", "").replace("_", "").toLongOption.toRight("expected a whole number")
 
-  def long(min: Long, max: Long): String => Either[String, Long] = raw =>
-    raw.trim.replace(",", "").replace("_", "").toLongOption match {
-      case None => Left("expected a whole number")
-      case Some(n) if n < min => Left(s"it must be at least $min")
-      case Some(n) if n > max => Left(s"it must be at most $max")
-      case Some(n) => Right(n)
-    }
+  def long(min: Long, max: Long): String => Either[String, Long] =
+    bounded(wholeNumber, min, max, (n: Long) => n.toString)
+
+  def int(min: Int, max: Int): String => Either[String, Int] = raw => long(min, max)(raw).map(_.toInt)
+
+  def durationMillis(min: Long, max: Long): String => Either[String, Long] =
+    bounded(Durations.parseMillis, min, max, Durations.format)
+
+  def bytes(min: Long, max: Long): String => Either[String, Long] =
+    bounded(ByteSizes.parseBytes, min, max, ByteSizes.format)
 
   /** A decimal number `x` with `min < x <= max` when `minExclusive`, else `min <= x <= max`. */
   def decimal(min: Double, max: Double, minExclusive: Boolean): String => Either[String, Double] = raw =>
@@ -60,13 +60,6 @@ object OptionParsers {
       case Some(d) if d < min => Left(s"it must be at least $min")
       case Some(d) if d > max => Left(s"it must be at most $max")
       case Some(d) => Right(d)
-    }
-
-  def bytes(min: Long, max: Long): String => Either[String, Long] = raw =>
-    ByteSizes.parseBytes(raw).flatMap {
-      case b if b < min => Left(s"it must be at least ${ByteSizes.format(min)}")
-      case b if b > max => Left(s"it must be at most ${ByteSizes.format(max)}")
-      case b => Right(b)
     }
 
   /** A Kinesis stream name: 1 to 128 of letters, digits, `_`, `.` and `-`. */
