@@ -111,6 +111,12 @@ object KinesisApiException {
 
   final class ResourceNotFound(message: String, cause: Throwable) extends KinesisApiException(message, cause)
 
+  /**
+   * A shard iterator was asked for at or after a sequence number Kinesis no longer has: retention trimmed
+   * the records there.
+   */
+  final class TrimmedSequence(message: String, cause: Throwable) extends KinesisApiException(message, cause)
+
   /** A shard iterator older than five minutes; get a new one from the last sequence number read. */
   final class ExpiredIterator(message: String, cause: Throwable) extends KinesisApiException(message, cause)
 

@@ -15,6 +15,7 @@ import software.amazon.awssdk.services.kinesis.model.{
   ExpiredIteratorException,
   GetRecordsRequest,
   GetShardIteratorRequest,
+  InvalidArgumentException,
   LimitExceededException,
   ListShardsRequest,
   MergeShardsRequest,
@@ -87,7 +88,14 @@ private[sparkkinesis] final class SdkKinesisApi(client: KinesisClient, http: Sdk
         case IteratorStart.AfterSequenceNumber(seq) =>
           request.shardIteratorType(ShardIteratorType.AFTER_SEQUENCE_NUMBER).startingSequenceNumber(seq)
       }
-      client.getShardIterator(request.build()).shardIterator()
+      try client.getShardIterator(request.build()).shardIterator()
+      catch {
+        // Kinesis refuses a sequence number that retention has trimmed.
+        case e: InvalidArgumentException
+            if start.isInstanceOf[IteratorStart.AtSequenceNumber] ||
+              start.isInstanceOf[IteratorStart.AfterSequenceNumber] =>
+          throw new KinesisApiException.TrimmedSequence(e.getMessage, e)
+      }
     }
 
   override def getRecords(stream: String, shardId: String, iterator: String, limit: Int): RecordBatch =

@@ -72,6 +72,23 @@ object KinesisOptions {
       durationMillis(min = 0, max = Long.MaxValue)
     )
 
+  val MaxShardsPerDescribe: OptionSpec[Int] =
+    spec(
+      "maxShardsPerDescribe",
+      "100",
+      "Shards asked for per ListShards call when the shard list is refreshed (at most 10000).",
+      "100"
+    )(int(1, 10000))
+
+  val FailOnDataLoss: OptionSpec[Boolean] =
+    spec(
+      "failOnDataLoss",
+      "true",
+      "Whether the query fails when records it has not read yet are gone from Kinesis (trimmed by " +
+        "retention); with false it goes on from the oldest record still there and logs what it skipped.",
+      "false"
+    )(boolean)
+
   // ---- prefetching ----
 
   val MaxFetchRate: OptionSpec[Double] =
@@ -150,6 +167,8 @@ object KinesisOptions {
     AwsSessionToken,
     MaxRecordsPerFetch,
     ShardFetchInterval,
+    MaxShardsPerDescribe,
+    FailOnDataLoss,
     MaxFetchRate,
     MinFetchPeriod,
     MaxFetchDuration,

@@ -10,6 +10,7 @@ final case class KinesisSourceConfig(
     streams: Seq[String],
     initialPosition: InitialPosition,
     shardFetchIntervalMs: Long,
+    maxShardsPerDescribe: Int,
     prefetch: PrefetchConfig,
     limits: TriggerLimits,
     aws: AwsConfig
@@ -36,6 +37,7 @@ object KinesisSourceConfig {
       streams = options.required(KinesisOptions.StreamName),
       initialPosition = options.required(KinesisOptions.InitialPositionOption),
       shardFetchIntervalMs = options.required(KinesisOptions.ShardFetchInterval),
+      maxShardsPerDescribe = options.required(KinesisOptions.MaxShardsPerDescribe),
       prefetch = PrefetchConfig(
         maxRecordsPerFetch = options.required(KinesisOptions.MaxRecordsPerFetch),
         maxFetchBytesPerSecond = math.round(options.required(KinesisOptions.MaxFetchRate) * PrefetchConfig.MB),
@@ -44,7 +46,8 @@ object KinesisSourceConfig {
         fetchBufferBytes = options.required(KinesisOptions.FetchBufferSize),
         shardsPerTask = options.required(KinesisOptions.ShardsPerTask),
         coalesceThresholdBlockSize = options.required(KinesisOptions.CoalesceThresholdBlockSize),
-        coalesceBinSize = options.required(KinesisOptions.CoalesceBinSize)
+        coalesceBinSize = options.required(KinesisOptions.CoalesceBinSize),
+        failOnDataLoss = options.required(KinesisOptions.FailOnDataLoss)
       ),
       limits = TriggerLimits(
         maxRecords = options.get(KinesisOptions.MaxRecordsPerTrigger),
@@ -56,8 +59,8 @@ object KinesisSourceConfig {
 }
 
 /**
- * How the background prefetch reads Kinesis and stores what it read. Serializable: it travels to the
- * prefetch tasks.
+ * How the background prefetch, and the tasks that read a batch, read Kinesis and store what they read.
+ * Serializable: it travels to the tasks.
  *
  * @param maxFetchBytesPerSecond     per shard: the next call waits until the bytes of the last one fit
  * @param minFetchPeriodMs           per shard: least time between two GetRecords calls
@@ -65,6 +68,7 @@ object KinesisSourceConfig {
  * @param fetchBufferBytes           prefetched, uncommitted bytes above which prefetching pauses
  * @param coalesceThresholdBlockSize average block size below which a batch's blocks are packed together
  * @param coalesceBinSize            bytes per packed partition
+ * @param failOnDataLoss             whether records trimmed before they were read fail the query
  */
 final case class PrefetchConfig(
     maxRecordsPerFetch: Int,
@@ -74,7 +78,8 @@ final case class PrefetchConfig(
     fetchBufferBytes: Long,
     shardsPerTask: Int,
     coalesceThresholdBlockSize: Long,
-    coalesceBinSize: Long
+    coalesceBinSize: Long,
+    failOnDataLoss: Boolean
 )
 
 object PrefetchConfig {
@@ -90,7 +95,8 @@ object PrefetchConfig {
     fetchBufferBytes = 20L * 1024 * MB,
     shardsPerTask = 5,
     coalesceThresholdBlockSize = 10000000L,
-    coalesceBinSize = 128000000L
+    coalesceBinSize = 128000000L,
+    failOnDataLoss = true
   )
 }
 

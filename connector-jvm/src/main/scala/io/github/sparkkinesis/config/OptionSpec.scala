@@ -29,6 +29,13 @@ object OptionParsers {
 
   val string: String => Either[String, String] = raw => if (raw.trim.isEmpty) Left("it is empty") else Right(raw.trim)
 
+  val boolean: String => Either[String, Boolean] = raw =>
+    raw.trim.toLowerCase(Locale.ROOT) match {
+      case "true" => Right(true)
+      case "false" => Right(false)
+      case _ => Left("expected true or false")
+    }
+
   /** A value `parse` reads, refused outside [min, max] with the bound, as `show` writes it. */
   private def bounded[T](parse: String => Either[String, T], min: T, max: T, show: T => String)(implicit
       order: Ordering[T]): String => Either[String, T] = raw =>

@@ -36,9 +36,16 @@ object KinesisErrors {
         "environment variable."
     )
 
+  private val StreamNotFound = "KINESIS_STREAM_NOT_FOUND"
+
+  def isStreamNotFound(e: Throwable): Boolean = e match {
+    case c: KinesisConnectorException => c.errorId == StreamNotFound
+    case _ => false
+  }
+
   def streamNotFound(stream: String, where: String, cause: Throwable): KinesisConnectorException =
     new KinesisConnectorException(
-      "KINESIS_STREAM_NOT_FOUND",
+      StreamNotFound,
       s"Stream '$stream' was not found at $where. Check the options 'streamName', 'region' and 'endpoint', " +
         "and that the stream exists.",
       cause
@@ -57,7 +64,7 @@ object KinesisErrors {
     new KinesisConnectorException(
       "KINESIS_ACCESS_DENIED",
       s"Kinesis denied $action on stream '$stream' at $where. The source needs the IAM actions " +
-        "kinesis:ListShards, kinesis:GetShardIterator and kinesis:GetRecords " +
+        "kinesis:ListShards, kinesis:GetShardIterator, kinesis:GetRecords and kinesis:DescribeStreamSummary " +
         "on the stream; check the credentials the query uses (awsAccessKey/awsSecretKey, or the default " +
         "credential chain).",
       cause
@@ -70,12 +77,11 @@ object KinesisErrors {
       cause
     )
 
-  def invalidOffset(json: String, problem: String): KinesisConnectorException =
+  def invalidOffset(json: String, problem: String, example: String): KinesisConnectorException =
     new KinesisConnectorException(
       "KINESIS_OFFSET_INVALID",
-      s"Cannot read the Kinesis offset $json: $problem. Offsets look like " +
-        """{"v":1,"streams":{"my-stream":{"shardId-000000000000":{"kind":"after","seq":"4959..."}}}}. """ +
-        "If the checkpoint was written by another connector, start the query with a new checkpoint location."
+      s"Cannot read the Kinesis offset $json: $problem. Offsets look like $example. If the checkpoint was " +
+        "written by another connector, start the query with a new checkpoint location."
     )
 
   def rangeIncomplete(
@@ -90,6 +96,24 @@ object KinesisErrors {
       s"Could not read shard $shardId of stream '$stream' from $from up to $until: the shard " +
         s"yielded nothing after $reached. The records of this batch are no longer readable (for example, the " +
         "stream was deleted and recreated, or its retention trimmed them)."
+    )
+
+  /** Records the query has not read are gone; `lost` says which, e.g. "records after sequence number 49..". */
+  def dataLoss(stream: String, shardId: String, lost: String, reason: String): KinesisConnectorException =
+    new KinesisConnectorException(
+      "KINESIS_DATA_LOSS",
+      s"The $lost of shard $shardId of stream '$stream' are no longer in Kinesis ($reason); this query never " +
+        "read them. If you can do without them, set .option(\"failOnDataLoss\", \"false\"): the query then " +
+        "goes on from the oldest record still there, skips the lost records for good and logs what it skipped."
+    )
+
+  /** The stream was deleted and created again under its name since the checkpoint was written. */
+  def streamRecreated(stream: String, evidence: String): KinesisConnectorException =
+    new KinesisConnectorException(
+      "KINESIS_STREAM_RECREATED",
+      s"Stream '$stream' was deleted and created again since this query's checkpoint was written ($evidence). " +
+        "Its shards and sequence numbers start over, so this checkpoint cannot go on: start the query with a " +
+        "new checkpoint location (initialPosition then says where it begins)."
     )
 
   def prefetchFailed(source: String, attempts: Int, cause: Throwable): KinesisConnectorException =

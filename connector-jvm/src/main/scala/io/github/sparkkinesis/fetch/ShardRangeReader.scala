@@ -9,9 +9,9 @@ import org.slf4j.LoggerFactory
 /**
  * Reads exactly the records of one shard after `start` up to and including the sequence number `endSeq`
  * (or, with None, to the end of the closed shard), a range the driver fixed for a batch: never more, never
- * less. Expired iterators are renewed after the
- * last record fetched; throttled calls are retried with backoff. Runs in one task on an executor; not
- * thread-safe.
+ * less. Expired iterators are renewed after the last record fetched; throttled calls are retried with
+ * backoff; records trimmed before they were read fail with a data-loss error unless `failOnDataLoss` is
+ * false (see [[ShardIterators]]). Runs in one task on an executor; not thread-safe.
  */
 final class ShardRangeReader(
     api: KinesisApi,
@@ -19,7 +19,8 @@ final class ShardRangeReader(
     start: ShardPosition,
     endSeq: Option[String],
     maxRecordsPerFetch: Int,
-    clock: Clock
+    clock: Clock,
+    failOnDataLoss: Boolean = true
 ) extends Iterator[KinesisRecord] {
   import ShardRangeReader._
 
@@ -95,7 +96,12 @@ final class ShardRangeReader(
       case None => start.resumeAt.getOrElse(throw new IllegalStateException(s"$key: nothing to read after $start"))
     }
     log.debug(s"New shard iterator for $key at $from")
-    val iterator = api.getShardIterator(key.stream, key.shardId, from)
+    val iterator =
+      try ShardIterators.open(api, key, from, failOnDataLoss)
+      catch {
+        case e: KinesisApiException.TrimmedSequence =>
+          throw KinesisErrors.dataLoss(key.stream, key.shardId, e.getMessage, "retention trimmed them")
+      }
     shardIterator = Some(iterator)
     iterator
   }

@@ -11,35 +11,56 @@ import io.github.sparkkinesis.errors.KinesisErrors
 import org.apache.spark.sql.connector.read.streaming.Offset
 
 /**
- * The position of every shard of every stream of the query, as Spark stores it in the checkpoint's offset
- * log. Its JSON is versioned and deterministic (keys sorted), for example
+ * The position of every shard of every stream of the query, and which incarnation of each stream it is, as
+ * Spark stores it in the checkpoint's offset log. Its JSON is versioned and deterministic (keys sorted):
  * {{{
- * {"v":1,"streams":{"orders":{"shardId-000000000000":{"kind":"after","seq":"4959..."},
- *                             "shardId-000000000001":{"kind":"trim_horizon"}}}}
+ * {"v":2,"streams":{"orders":{"arn":"arn:aws:kinesis:us-east-1:123456789012:stream/orders",
+ *   "created":1593105825000,"shards":{"shardId-000000000000":{"kind":"after","seq":"4959..."},
+ *                                     "shardId-000000000001":{"kind":"trim_horizon"}}}}}
  * }}}
  * Positions: `{"kind":"trim_horizon"}`, `{"kind":"at_timestamp","ms":1593105825000}`,
- * `{"kind":"after","seq":"..."}` and `{"kind":"shard_end"}`.
+ * `{"kind":"after","seq":"..."}` and `{"kind":"shard_end"}`. A stream's `arn` and `created` (its creation
+ * time) tell a stream deleted and created again under the same name from the one the query was reading;
+ * they are absent when they could not be learned (version 1 offsets had neither).
  */
-final case class KinesisSourceOffset(shards: Map[ShardKey, ShardPosition]) extends Offset {
+final case class KinesisSourceOffset(
+    shards: Map[ShardKey, ShardPosition],
+    identities: Map[String, StreamIdentity] = Map.empty)
+    extends Offset {
 
   override lazy val json: String = KinesisSourceOffset.toJson(this)
 }
 
+/** Which stream of a name: its ARN and when it was created (epoch ms). */
+final case class StreamIdentity(arn: String, createdAtMillis: Long) {
+  override def toString: String = s"$arn created at ${java.time.Instant.ofEpochMilli(createdAtMillis)}"
+}
+
 object KinesisSourceOffset {
-  val Version = 1
+  val Version = 2
 
   private val factory = new JsonFactory()
   private val mapper = new ObjectMapper(factory)
 
+  private val Example =
+    """{"v":2,"streams":{"my-stream":{"arn":"arn:aws:kinesis:...","created":1593105825000,""" +
+      """"shards":{"shardId-000000000000":{"kind":"after","seq":"4959..."}}}}}"""
+
   def toJson(offset: KinesisSourceOffset): String = {
     val out = new StringWriter()
     val g = factory.createGenerator(out)
+    val byStream = offset.shards.groupBy(_._1.stream)
     g.writeStartObject()
     g.writeNumberField("v", Version)
     g.writeObjectFieldStart("streams")
-    offset.shards.groupBy(_._1.stream).toSeq.sortBy(_._1).foreach { case (stream, shards) =>
+    (byStream.keySet ++ offset.identities.keySet).toSeq.sorted.foreach { stream =>
       g.writeObjectFieldStart(stream)
-      shards.toSeq.sortBy(_._1.shardId).foreach { case (key, position) =>
+      offset.identities.get(stream).foreach { identity =>
+        g.writeStringField("arn", identity.arn)
+        g.writeNumberField("created", identity.createdAtMillis)
+      }
+      g.writeObjectFieldStart("shards")
+      byStream.getOrElse(stream, Map.empty).toSeq.sortBy(_._1.shardId).foreach { case (key, position) =>
         g.writeObjectFieldStart(key.shardId)
         position match {
           case ShardPosition.TrimHorizon => g.writeStringField("kind", "trim_horizon")
@@ -54,6 +75,7 @@ object KinesisSourceOffset {
         g.writeEndObject()
       }
       g.writeEndObject()
+      g.writeEndObject()
     }
     g.writeEndObject()
     g.writeEndObject()
@@ -63,24 +85,45 @@ object KinesisSourceOffset {
 
   /** Reads any version this connector ever wrote; fails with an example of the expected form. */
   def fromJson(json: String): KinesisSourceOffset = {
-    def fail(problem: String) = throw KinesisErrors.invalidOffset(json, problem)
+    def fail(problem: String) = throw KinesisErrors.invalidOffset(json, problem, Example)
     val root =
       try mapper.readTree(json)
       catch { case NonFatal(e) => fail(s"it is not JSON (${e.getMessage.linesIterator.next()})") }
     if (root == null || !root.isObject) fail("it is not a JSON object")
     val version = Option(root.get("v")).filter(_.canConvertToInt).map(_.asInt)
-    version match {
-      case Some(Version) =>
-      case Some(v) => fail(s"version $v is newer than this connector understands ($Version); use a newer connector")
-      case None => fail("it has no version field \"v\"")
+    val streams = Option(root.get("streams")).filter(_.isObject)
+    (version, streams) match {
+      case (None, _) => fail("it has no version field \"v\"")
+      case (Some(v), _) if v > Version =>
+        fail(s"version $v is newer than this connector understands ($Version); use a newer connector")
+      case (Some(v), _) if v < 1 => fail(s"version $v does not exist")
+      case (_, None) => fail("it has no object \"streams\"")
+      case (Some(1), Some(s)) =>
+        KinesisSourceOffset(fields(s).flatMap { case (stream, shards) => shardsOf(stream, shards, fail) }.toMap)
+      case (Some(_), Some(s)) => version2(s, fail)
     }
-    val streams = Option(root.get("streams")).filter(_.isObject).getOrElse(fail("it has no object \"streams\""))
-    val shards = for {
-      (stream, shardNodes) <- fields(streams)
-      _ = if (!shardNodes.isObject) fail(s"stream '$stream' is not an object of shards")
-      (shardId, node) <- fields(shardNodes)
-    } yield ShardKey(stream, shardId) -> position(node, s"$stream/$shardId", fail)
-    KinesisSourceOffset(shards.toMap)
+  }
+
+  /** A stream's `{"<shardId>":<position>}`; version 1 has this directly under the stream's name. */
+  private def shardsOf(stream: String, shards: JsonNode, fail: String => Nothing): Seq[(ShardKey, ShardPosition)] = {
+    if (shards == null || !shards.isObject) fail(s"stream '$stream' has no object of shards")
+    fields(shards).map { case (shardId, node) =>
+      ShardKey(stream, shardId) -> position(node, s"$stream/$shardId", fail)
+    }
+  }
+
+  private def version2(streams: JsonNode, fail: String => Nothing): KinesisSourceOffset = {
+    val perStream = fields(streams).map { case (stream, node) =>
+      if (!node.isObject) fail(s"stream '$stream' is not an object")
+      val identity = (Option(node.get("arn")), Option(node.get("created"))) match {
+        case (Some(arn), Some(created)) if arn.isTextual && created.canConvertToLong =>
+          Some(stream -> StreamIdentity(arn.asText, created.asLong))
+        case (None, None) => None
+        case _ => fail(s"stream '$stream' needs both a string \"arn\" and a number \"created\", or neither")
+      }
+      (shardsOf(stream, node.get("shards"), fail), identity)
+    }
+    KinesisSourceOffset(perStream.flatMap(_._1).toMap, perStream.flatMap(_._2).toMap)
   }
 
   private def fields(node: JsonNode): Seq[(String, JsonNode)] =

@@ -134,7 +134,11 @@ object PrefetchTask {
     } catch {
       case e: KinesisApiException =>
         log.warn(s"Prefetching stopped for this task on a failed call: $e")
-        Some(FetchFailure(kindOf(e), "GetRecords", e.getMessage))
+        val action = e match {
+          case denied: KinesisApiException.AccessDenied => denied.action
+          case _ => "GetRecords"
+        }
+        Some(FetchFailure(kindOf(e), action, e.getMessage))
     } finally {
       if (!counted) progress.shardCaughtUp()
     }
@@ -144,6 +148,7 @@ object PrefetchTask {
     case _: KinesisApiException.ResourceNotFound => FetchFailure.StreamNotFound
     case _: KinesisApiException.AccessDenied => FetchFailure.AccessDenied
     case _: KinesisApiException.Unreachable => FetchFailure.Unreachable
+    case _: KinesisApiException.TrimmedSequence => FetchFailure.DataLoss
     case _ => FetchFailure.Other
   }
 

@@ -113,6 +113,8 @@ final class Prefetcher(
     val failures = catalog.failures(o.shard)
     f.kind match {
       case FetchFailure.StreamNotFound => catalog.fail(KinesisErrors.streamNotFound(o.shard.stream, target, null))
+      case FetchFailure.DataLoss =>
+        catalog.fail(KinesisErrors.dataLoss(o.shard.stream, o.shard.shardId, f.message, "retention trimmed them"))
       case FetchFailure.AccessDenied =>
         catalog.fail(KinesisErrors.accessDenied(f.action, o.shard.stream, target, new RuntimeException(f.message)))
       case _ if failures >= MaxConsecutiveFailures =>

@@ -78,7 +78,10 @@ final case class FetchCursor(iterator: Option[String], notBeforeMs: Long, record
 /** One shard of a prefetch task: where its data starts and how to go on reading it. */
 final case class ShardFetchSpec(shard: ShardKey, from: ShardPosition, cursor: FetchCursor)
 
-/** A failed Kinesis call of a prefetch task, as data, so the driver decides whether to retry or to fail. */
+/**
+ * A failed Kinesis call of a prefetch task, as data, so the driver decides whether to retry or to fail.
+ * For [[FetchFailure.DataLoss]], `message` names the records lost.
+ */
 final case class FetchFailure(kind: FetchFailure.Kind, action: String, message: String)
 
 object FetchFailure {
@@ -86,6 +89,7 @@ object FetchFailure {
   case object StreamNotFound extends Kind
   case object AccessDenied extends Kind
   case object Unreachable extends Kind
+  case object DataLoss extends Kind
   case object Other extends Kind
 }
 

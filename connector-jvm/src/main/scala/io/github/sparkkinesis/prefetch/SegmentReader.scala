@@ -1,6 +1,7 @@
 package io.github.sparkkinesis.prefetch
 
 import io.github.sparkkinesis.client.{KinesisApi, KinesisRecord}
+import io.github.sparkkinesis.config.PrefetchConfig
 import io.github.sparkkinesis.errors.KinesisErrors
 import io.github.sparkkinesis.fetch.ShardRangeReader
 import io.github.sparkkinesis.offsets.{SequenceNumbers, ShardPosition}
@@ -24,7 +25,7 @@ object SegmentReader {
       segment: Segment,
       store: BlockStore,
       api: => KinesisApi,
-      maxRecordsPerFetch: Int,
+      reading: PrefetchConfig,
       clock: Clock): (Source, Iterator[KinesisRecord]) =
     segment.block.flatMap(store.get) match {
       case Some(records) => (FromBlock, clip(segment, records))
@@ -33,7 +34,14 @@ object SegmentReader {
           log.info(s"Prefetched block ${b.name} of ${segment.shard} is gone; reading its range from Kinesis")
         }
         val reader =
-          new ShardRangeReader(api, segment.shard, segment.from, segment.lastSequenceNumber, maxRecordsPerFetch, clock)
+          new ShardRangeReader(
+            api,
+            segment.shard,
+            segment.from,
+            segment.lastSequenceNumber,
+            reading.maxRecordsPerFetch,
+            clock,
+            reading.failOnDataLoss)
         (FromKinesis, reader)
     }
 

@@ -4,6 +4,7 @@ import scala.collection.mutable.ArrayBuffer
 
 import io.github.sparkkinesis.client.{IteratorStart, KinesisApi, KinesisApiException, KinesisRecord}
 import io.github.sparkkinesis.config.PrefetchConfig
+import io.github.sparkkinesis.fetch.ShardIterators
 import io.github.sparkkinesis.offsets.ShardPosition
 import io.github.sparkkinesis.util.Clock
 import org.slf4j.LoggerFactory
@@ -116,10 +117,11 @@ final class ShardFetcher(
       case Some(seq) => Some(IteratorStart.AfterSequenceNumber(seq))
       case None => spec.from.resumeAt
     }
-    val opened = api.getShardIterator(
-      key.stream,
-      key.shardId,
-      start.getOrElse(throw new IllegalStateException(s"$key has nothing to read after ${spec.from}"))
+    val opened = ShardIterators.open(
+      api,
+      key,
+      start.getOrElse(throw new IllegalStateException(s"$key has nothing to read after ${spec.from}")),
+      config.failOnDataLoss
     )
     iterator = Some(opened)
     opened

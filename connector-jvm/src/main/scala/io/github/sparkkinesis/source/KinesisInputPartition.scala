@@ -1,7 +1,7 @@
 package io.github.sparkkinesis.source
 
 import io.github.sparkkinesis.client.KinesisRecord
-import io.github.sparkkinesis.config.AwsConfig
+import io.github.sparkkinesis.config.{AwsConfig, PrefetchConfig}
 import io.github.sparkkinesis.prefetch.{PrefetchRuntime, Segment, SegmentReader}
 import io.github.sparkkinesis.util.SystemClock
 import org.apache.spark.sql.catalyst.InternalRow
@@ -16,7 +16,7 @@ import org.slf4j.LoggerFactory
 final case class KinesisInputPartition(
     segments: Seq[Segment],
     aws: AwsConfig,
-    maxRecordsPerFetch: Int,
+    reading: PrefetchConfig,
     locations: Array[String]
 ) extends InputPartition {
   override def preferredLocations(): Array[String] = locations
@@ -62,7 +62,7 @@ final class KinesisPartitionReader(partition: KinesisInputPartition, runtime: Pr
       segment,
       runtime.store,
       runtime.executorApi(partition.aws),
-      partition.maxRecordsPerFetch,
+      partition.reading,
       SystemClock
     )
     readingBlock = source == SegmentReader.FromBlock

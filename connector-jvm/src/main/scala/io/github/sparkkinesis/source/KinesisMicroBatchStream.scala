@@ -4,9 +4,10 @@ import scala.jdk.CollectionConverters._
 
 import io.github.sparkkinesis.client.{ApiFailures, KinesisApi, KinesisClientFactory, ShardInfo}
 import io.github.sparkkinesis.config.{AwsConfig, InitialPosition, KinesisSourceConfig, TriggerLimits}
-import io.github.sparkkinesis.offsets.{KinesisSourceOffset, ShardKey, ShardPosition}
+import io.github.sparkkinesis.errors.KinesisErrors
+import io.github.sparkkinesis.offsets.{KinesisSourceOffset, ShardKey, ShardPosition, StreamIdentity}
 import io.github.sparkkinesis.prefetch._
-import io.github.sparkkinesis.shards.{ShardDiscovery, ShardLineage}
+import io.github.sparkkinesis.shards.{ShardDiscovery, ShardLineage, StreamIdentities}
 import io.github.sparkkinesis.util.{Clock, DaemonThreads, SystemClock}
 import org.apache.hadoop.conf.Configuration
 import org.apache.spark.sql.connector.read.{InputPartition, PartitionReaderFactory}
@@ -44,7 +45,8 @@ final class KinesisMicroBatchStream(
     created
   }
   private lazy val discovery =
-    new ShardDiscovery(api, config.streams, ListShardsPageSize, config.shardFetchIntervalMs, clock)
+    new ShardDiscovery(api, config.streams, config.maxShardsPerDescribe, config.shardFetchIntervalMs, clock)
+  private lazy val identities = new StreamIdentities(api, config.streams)
 
   /** The block id namespace of this source. */
   private val streamId = BlockRef.newStreamId()
@@ -87,7 +89,7 @@ final class KinesisMicroBatchStream(
         case InitialPosition.Latest => ShardPosition.AtTimestamp(now)
       })
     }
-    val offset = KinesisSourceOffset(positions)
+    val offset = KinesisSourceOffset(positions, onDriver("DescribeStreamSummary")(identities.current()))
     log.info(
       s"Initial offset of $this (initialPosition=${config.initialPosition}, shards=${positions.size}): ${offset.json}"
     )
@@ -116,10 +118,12 @@ final class KinesisMicroBatchStream(
    */
   override def latestOffset(start: Offset, limit: ReadLimit): Offset = {
     val from = start.asInstanceOf[KinesisSourceOffset]
+    val recorded = checkIdentities(from)
     val listed = listShards()
-    val tracked = ShardLineage.track(from.shards, listed)
+    identities.checkShards(from.shards, listed)
+    val tracked = ShardLineage.track(withoutExpiredShards(from.shards, listed), listed)
     val readable = tracked.filter { case (key, _) => ShardLineage.readable(key, tracked, listed) }
-    throwIfPrefetchFailed()
+    throwIfPrefetchFailed(recorded)
     removeBlocks(catalog.sync(readable))
     prefetcher.start()
     val limits = limitsOf(limit)
@@ -127,12 +131,40 @@ final class KinesisMicroBatchStream(
     if (availableNowCutoff.isDefined) {
       while (advanced.isEmpty && !catalog.allCaughtUpToCutoff) {
         catalog.awaitChange(AvailableNowWaitMs)
-        throwIfPrefetchFailed()
+        throwIfPrefetchFailed(recorded)
         advanced = advance(readable, limits)
       }
     }
     lastShardCounts = (listed.size, listed.values.count(_.isClosed))
-    KinesisSourceOffset(tracked ++ advanced)
+    KinesisSourceOffset(tracked ++ advanced, recorded)
+  }
+
+  /** Fails if a stream was recreated since `offset`; returns the identities to record from here on. */
+  private def checkIdentities(offset: KinesisSourceOffset): Map[String, StreamIdentity] =
+    onDriver("DescribeStreamSummary")(identities.check(offset.identities))
+
+  /**
+   * Positions with the shards Kinesis no longer lists, though the query had not read them to their end,
+   * marked finished: such a shard was closed by a reshard and its retention period ended first, so its
+   * remaining records are gone. The query fails then, unless failOnDataLoss is false.
+   */
+  private def withoutExpiredShards(
+      positions: Map[ShardKey, ShardPosition],
+      listed: Map[ShardKey, ShardInfo]): Map[ShardKey, ShardPosition] = {
+    val expired = positions.filter { case (key, p) => p != ShardPosition.ShardEnd && !listed.contains(key) }
+    expired.foreach { case (key, position) =>
+      val lost = remainderOf(position)
+      val reason = "the shard was closed and its retention period ended before the query read it to its end"
+      if (config.prefetch.failOnDataLoss) throw KinesisErrors.dataLoss(key.stream, key.shardId, lost, reason)
+      log.warn(s"Skipping the $lost of $key: $reason (failOnDataLoss is false)")
+    }
+    positions ++ expired.keys.map(_ -> ShardPosition.ShardEnd)
+  }
+
+  private def remainderOf(position: ShardPosition): String = position match {
+    case ShardPosition.After(seq) => s"records after sequence number $seq"
+    case ShardPosition.AtTimestamp(ms) => s"records from ${java.time.Instant.ofEpochMilli(ms)} on"
+    case _ => "records"
   }
 
   /** The shards that move, and to where: the prefetched stretches the catalog plans, cut at a limit. */
@@ -151,7 +183,7 @@ final class KinesisMicroBatchStream(
     val segment = crossing.segment
     val minimum = if (crossing.anyTaken) 0L else 1L
     val (count, bytes, last) = DaemonThreads.shieldedFromInterrupts {
-      val (_, records) = SegmentReader.read(segment, runtime.store, api, config.prefetch.maxRecordsPerFetch, clock)
+      val (_, records) = SegmentReader.read(segment, runtime.store, api, config.prefetch, clock)
       var count = 0L
       var bytes = 0L
       var last = Option.empty[String]
@@ -184,11 +216,18 @@ final class KinesisMicroBatchStream(
     log.info(s"$this reads, in this run, what arrived before ${java.time.Instant.ofEpochMilli(cutoff)}")
   }
 
-  private def throwIfPrefetchFailed(): Unit = catalog.failure.foreach(e => throw e)
+  /** A prefetch failure that stops the query; a stream that seems gone may have been recreated. */
+  private def throwIfPrefetchFailed(recorded: Map[String, StreamIdentity]): Unit = catalog.failure.foreach { e =>
+    if (KinesisErrors.isStreamNotFound(e)) onDriver("DescribeStreamSummary")(identities.recheck(recorded))
+    throw e
+  }
 
-  private def listShards(): Map[ShardKey, ShardInfo] =
-    ApiFailures.userFacing("ListShards", config.streams.mkString(","), api) {
-      DaemonThreads.shieldedFromInterrupts(discovery.shards())
+  private def listShards(): Map[ShardKey, ShardInfo] = onDriver("ListShards")(discovery.shards())
+
+  /** A Kinesis call of the query's thread, with failures a user can act on made into clear errors. */
+  private def onDriver[T](action: String)(body: => T): T =
+    ApiFailures.userFacing(action, config.streams.mkString(","), api) {
+      DaemonThreads.shieldedFromInterrupts(body)
     }
 
   /**
@@ -198,6 +237,8 @@ final class KinesisMicroBatchStream(
   override def planInputPartitions(start: Offset, end: Offset): Array[InputPartition] = {
     val from = start.asInstanceOf[KinesisSourceOffset].shards
     val to = end.asInstanceOf[KinesisSourceOffset].shards
+    // A restarted query replays its last batch before it plans a new one: check the streams first.
+    checkIdentities(end.asInstanceOf[KinesisSourceOffset])
     val segments = to.toSeq.sortBy { case (key, _) => (key.stream, key.shardId) }.flatMap { case (key, until) =>
       val since = from.getOrElse(key, ShardPosition.TrimHorizon)
       if (since == until) Nil
@@ -213,7 +254,7 @@ final class KinesisMicroBatchStream(
       config.prefetch.coalesceBinSize
     )
     groups.map { group =>
-      KinesisInputPartition(group, config.aws, config.prefetch.maxRecordsPerFetch, BatchPartitioning.locations(group))
+      KinesisInputPartition(group, config.aws, config.prefetch, BatchPartitioning.locations(group))
     }.toArray
   }
 
@@ -265,7 +306,6 @@ final class KinesisMicroBatchStream(
 }
 
 object KinesisMicroBatchStream {
-  val ListShardsPageSize = 100
 
   /** How long AvailableNow waits for the prefetcher between looks at the catalog. */
   val AvailableNowWaitMs = 100L

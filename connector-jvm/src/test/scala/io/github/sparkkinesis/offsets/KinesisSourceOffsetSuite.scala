@@ -21,22 +21,32 @@ class KinesisSourceOffsetSuite extends AnyFunSuite {
     )
   )
 
-  test("version 1 is written exactly as the golden file, keys sorted") {
-    assert(v1.json == golden("v1.json"))
+  private val v2 = v1.copy(identities =
+    Map("clicks" -> StreamIdentity("arn:aws:kinesis:us-east-1:123456789012:stream/clicks", 1593100000000L)))
+
+  test("version 2 is written exactly as the golden file, keys sorted, identities where known") {
+    assert(v2.json == golden("v2.json"))
   }
 
-  test("the golden file of version 1 still reads back to the same positions") {
-    assert(KinesisSourceOffset.fromJson(golden("v1.json")) == v1)
+  test("the golden files of every version read back to the same positions") {
+    assert(KinesisSourceOffset.fromJson(golden("v2.json")) == v2)
+    assert(KinesisSourceOffset.fromJson(golden("v1.json")) == v1, "version 1 had no identities")
   }
 
   test("JSON does not depend on the order shards were added") {
-    val reversed = KinesisSourceOffset(v1.shards.toSeq.reverse.toMap)
-    assert(reversed.json == v1.json)
+    val reversed = KinesisSourceOffset(v2.shards.toSeq.reverse.toMap, v2.identities)
+    assert(reversed.json == v2.json)
+  }
+
+  test("a stream known only by its identity, without shards yet, is kept") {
+    val empty = KinesisSourceOffset(Map.empty, Map("s" -> StreamIdentity("arn:s", 5)))
+    assert(empty.json == """{"v":2,"streams":{"s":{"arn":"arn:s","created":5,"shards":{}}}}""")
+    assert(KinesisSourceOffset.fromJson(empty.json) == empty)
   }
 
   test("a newer version fails and says to use a newer connector") {
-    val e = intercept[KinesisConnectorException](KinesisSourceOffset.fromJson("""{"v":2,"streams":{}}"""))
-    assert(e.getMessage.contains("version 2 is newer"))
+    val e = intercept[KinesisConnectorException](KinesisSourceOffset.fromJson("""{"v":3,"streams":{}}"""))
+    assert(e.getMessage.contains("version 3 is newer"))
     assert(e.getMessage.contains("KINESIS_OFFSET_INVALID"))
   }
 
@@ -47,12 +57,14 @@ class KinesisSourceOffsetSuite extends AnyFunSuite {
       """{"v":1}""" -> "no object \"streams\"",
       """{"v":1,"streams":{"s":{"shardId-1":{"kind":"sideways"}}}}""" -> "unknown kind 'sideways'",
       """{"v":1,"streams":{"s":{"shardId-1":{"kind":"after","seq":"12x"}}}}""" -> "not a number",
-      """{"v":1,"streams":{"s":{"shardId-1":{"kind":"at_timestamp"}}}}""" -> "no number \"ms\""
+      """{"v":1,"streams":{"s":{"shardId-1":{"kind":"at_timestamp"}}}}""" -> "no number \"ms\"",
+      """{"v":2,"streams":{"s":{"arn":"a","shards":{}}}}""" -> "or neither",
+      """{"v":2,"streams":{"s":{"arn":"a","created":1}}}""" -> "no object of shards"
     )
     bad.foreach { case (json, problem) =>
       val e = intercept[KinesisConnectorException](KinesisSourceOffset.fromJson(json))
       assert(e.getMessage.contains(problem), e.getMessage)
-      assert(e.getMessage.contains("""{"v":1,"streams":"""), e.getMessage)
+      assert(e.getMessage.contains("""{"v":2,"streams":"""), e.getMessage)
     }
   }
 

@@ -1,15 +1,8 @@
 package io.github.sparkkinesis.source
 
-import java.nio.charset.StandardCharsets.UTF_8
-import java.nio.file.Files
-
-import scala.jdk.CollectionConverters._
-
 import io.github.sparkkinesis.config._
-import io.github.sparkkinesis.offsets.{KinesisSourceOffset, ShardKey, ShardPosition}
-import io.github.sparkkinesis.testing.{FakeKinesisApi, LocalPrefetchRuntime, ManualClock}
-import org.apache.hadoop.conf.Configuration
-import org.apache.spark.sql.connector.read.streaming.Offset
+import io.github.sparkkinesis.offsets.{ShardKey, ShardPosition}
+import io.github.sparkkinesis.testing.StreamFixture
 import org.scalatest.concurrent.Eventually
 import org.scalatest.funsuite.AnyFunSuite
 import org.scalatest.time.{Seconds, Span}
@@ -18,80 +11,13 @@ class KinesisMicroBatchStreamSuite extends AnyFunSuite with Eventually {
 
   implicit override val patienceConfig: PatienceConfig = PatienceConfig(timeout = Span(20, Seconds))
 
-  private val aws = AwsConfig("us-east-1", Some("http://fake"), AwsCredentialsConfig.DefaultChain)
-
   private class Fixture(
       position: InitialPosition,
       streams: Seq[String] = Seq("s"),
       maxRecords: Int = 100,
       limits: TriggerLimits = TriggerLimits(None, None),
-      prefetch: PrefetchConfig => PrefetchConfig = identity) {
-    val clock = new ManualClock()
-    val api = new FakeKinesisApi(clock)
-    val checkpoint: String = Files.createTempDirectory("kinesis-stream-suite").toString
-    val config = KinesisSourceConfig(
-      streams,
-      position,
-      shardFetchIntervalMs = 0,
-      prefetch(PrefetchConfig.Defaults.copy(maxRecordsPerFetch = maxRecords, maxFetchDurationMs = 1000)),
-      limits,
-      aws
-    )
-    var runtime = new LocalPrefetchRuntime(api, clock)
-    def newStream() = {
-      runtime = new LocalPrefetchRuntime(api, clock)
-      new KinesisMicroBatchStream(config, checkpoint, clock, _ => api, () => new Configuration(), runtime)
-    }
-    var stream = newStream()
-
-    def initial: KinesisSourceOffset = stream.initialOffset().asInstanceOf[KinesisSourceOffset]
-
-    def latest(from: Offset): KinesisSourceOffset =
-      stream.latestOffset(from, stream.getDefaultReadLimit).asInstanceOf[KinesisSourceOffset]
-
-    /** The next offset that moves, once the prefetcher has read something. */
-    def next(from: KinesisSourceOffset): KinesisSourceOffset = eventually {
-      val end = latest(from)
-      assert(end != from)
-      end
-    }
-
-    /** The records of a batch, as a partition reader gives them: (shard, data), in partition order. */
-    def read(from: Offset, to: Offset): Seq[(String, String)] = {
-      val factory = stream.createReaderFactory()
-      stream.planInputPartitions(from, to).toSeq.flatMap { p =>
-        val reader = factory.createReader(p)
-        try
-          Iterator
-            .continually(reader.next())
-            .takeWhile(identity)
-            .map { _ =>
-              val row = reader.get()
-              (row.getUTF8String(3).toString, new String(row.getBinary(1), UTF_8))
-            }
-            .toVector
-        finally reader.close()
-      }
-    }
-
-    /** Runs batches until `expected` records have been read; returns them, committing each batch. */
-    def readAll(from: KinesisSourceOffset, expected: Int): (Seq[(String, String)], KinesisSourceOffset) = {
-      var offset = from
-      val rows = Vector.newBuilder[(String, String)]
-      var count = 0
-      while (count < expected) {
-        val end = next(offset)
-        val batch = read(offset, end)
-        rows ++= batch
-        count += batch.size
-        stream.commit(end)
-        offset = end
-      }
-      (rows.result(), offset)
-    }
-
-    def metrics: Map[String, String] = stream.metrics(java.util.Optional.empty()).asScala.toMap
-  }
+      prefetch: PrefetchConfig => PrefetchConfig = identity)
+      extends StreamFixture(position, streams, maxRecords, limits, prefetch)
 
   private def inShard(rows: Seq[(String, String)], shard: String): Seq[String] =
     rows.collect { case (`shard`, data) => data }

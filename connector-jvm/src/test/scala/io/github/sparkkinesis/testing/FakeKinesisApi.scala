@@ -5,21 +5,24 @@ import java.nio.charset.StandardCharsets
 import scala.collection.mutable
 
 import io.github.sparkkinesis.client._
+import io.github.sparkkinesis.offsets.SequenceNumbers
 
 /**
  * An in-memory Kinesis for unit tests: streams of shards holding records, iterators that can be made to
- * expire, calls that can be made to throttle, and counters of the calls made. Thread-safe (synchronized).
+ * expire, calls that can be made to throttle or fail, records that retention trims, closed shards that
+ * expire, streams deleted and created again, and counters of the calls made. Thread-safe (synchronized).
  */
 final class FakeKinesisApi(clock: ManualClock) extends KinesisApi {
   val target = "fake-kinesis (region us-east-1)"
 
   private final class Shard(var info: ShardInfo) {
     val records = mutable.ArrayBuffer.empty[KinesisRecord]
+    var expired = false
   }
 
   private val streams = mutable.LinkedHashMap.empty[String, mutable.LinkedHashMap[String, Shard]]
+  private val createdAt = mutable.Map.empty[String, Long]
   private var nextSequence = BigInt("49600000000000000000000000000000000000000000000000000000")
-  private var nextShardNumber = 0
   private var iteratorEpoch = 0
 
   /** Calls made, by action. */
@@ -31,16 +34,40 @@ final class FakeKinesisApi(clock: ManualClock) extends KinesisApi {
   /** GetRecords reports no lag even when records are left, as Kinesis does for records of one millisecond. */
   @volatile var reportNoLag = false
 
+  /** How many of the next ListShards calls fail as an internal error of Kinesis. */
+  @volatile var failNextListShards = 0
+
+  /** DescribeStreamSummary is denied, as with an IAM policy that leaves it out. */
+  @volatile var denyDescribe = false
+
   def createStream(stream: String, shards: Int): Seq[String] = synchronized {
-    val created = (0 until shards).map(_ => newShard(stream, Nil))
-    created
+    require(!streams.contains(stream), s"$stream exists")
+    createdAt(stream) = clock.nowMillis()
+    streams(stream) = mutable.LinkedHashMap.empty
+    (0 until shards).map(_ => newShard(stream, Nil))
+  }
+
+  def deleteStream(stream: String): Unit = synchronized {
+    streams.remove(stream)
+    createdAt.remove(stream)
+  }
+
+  /** Retention trims the oldest `count` records of a shard. */
+  def trim(stream: String, shardId: String, count: Int): Unit = synchronized {
+    streams(stream)(shardId).records.remove(0, count)
+  }
+
+  /** A closed shard's retention period ends: Kinesis no longer lists it or serves its records. */
+  def expire(stream: String, shardId: String): Unit = synchronized {
+    val shard = streams(stream)(shardId)
+    require(shard.info.isClosed, s"$shardId is open")
+    shard.expired = true
   }
 
   private def newShard(stream: String, parents: Seq[String]): String = {
-    val id = f"shardId-$nextShardNumber%012d"
-    nextShardNumber += 1
+    val id = f"shardId-${streams(stream).size}%012d"
     val info = ShardInfo(id, parents.headOption, parents.drop(1).headOption, nextSequence.toString, None)
-    streams.getOrElseUpdate(stream, mutable.LinkedHashMap.empty).put(id, new Shard(info))
+    streams(stream).put(id, new Shard(info))
     id
   }
 
@@ -82,19 +109,28 @@ final class FakeKinesisApi(clock: ManualClock) extends KinesisApi {
   override def describeStream(stream: String): StreamSummary = synchronized {
     calls("DescribeStreamSummary") += 1
     val shards = streams.getOrElse(stream, throw notFound(stream))
-    StreamSummary(stream, s"arn:aws:kinesis:us-east-1:000000000000:stream/$stream", "ACTIVE", 0L, shards.size)
+    if (denyDescribe) throw new KinesisApiException.AccessDenied("DescribeStreamSummary", "not authorized", null)
+    val arn = s"arn:aws:kinesis:us-east-1:000000000000:stream/$stream"
+    StreamSummary(stream, arn, "ACTIVE", createdAt(stream), shards.values.count(!_.info.isClosed))
   }
 
   override def listShards(stream: String, pageSize: Int): Seq[ShardInfo] = synchronized {
     calls("ListShards") += 1
-    streams.getOrElse(stream, throw notFound(stream)).values.map(_.info).toSeq
+    if (failNextListShards > 0) {
+      failNextListShards -= 1
+      throw new KinesisApiException.Failed("InternalFailure", null)
+    }
+    streams.getOrElse(stream, throw notFound(stream)).values.filterNot(_.expired).map(_.info).toSeq
   }
 
   override def getShardIterator(stream: String, shardId: String, start: IteratorStart): String = synchronized {
     calls("GetShardIterator") += 1
     val shard = streams.getOrElse(stream, throw notFound(stream)).getOrElse(shardId, throw notFound(shardId))
+    if (shard.expired) throw notFound(shardId)
     val records = shard.records
     def indexOf(seq: String) = records.indexWhere(_.sequenceNumber == seq) match {
+      case -1 if records.headOption.forall(r => SequenceNumbers.compare(seq, r.sequenceNumber) < 0) =>
+        throw new KinesisApiException.TrimmedSequence(s"$seq of $shardId is past the trim horizon", null)
       case -1 => throw new KinesisApiException.Failed(s"no record $seq in $shardId", null)
       case i => i
     }
@@ -121,7 +157,7 @@ final class FakeKinesisApi(clock: ManualClock) extends KinesisApi {
       throttleNextGetRecords -= 1
       throw new KinesisApiException.Throttled("Rate exceeded for shard", null)
     }
-    val shard = streams(stream)(shardId)
+    val shard = streams.getOrElse(stream, throw notFound(stream)).getOrElse(shardId, throw notFound(shardId))
     val from = index.toInt
     val batch = shard.records.slice(from, from + limit).toVector
     val next = from + batch.size

@@ -1,0 +1,100 @@
+package io.github.sparkkinesis.testing
+
+import java.nio.charset.StandardCharsets.UTF_8
+import java.nio.file.Files
+
+import scala.jdk.CollectionConverters._
+
+import io.github.sparkkinesis.config._
+import io.github.sparkkinesis.offsets.KinesisSourceOffset
+import io.github.sparkkinesis.source.KinesisMicroBatchStream
+import org.apache.hadoop.conf.Configuration
+import org.apache.spark.sql.connector.read.streaming.Offset
+import org.scalatest.concurrent.Eventually
+import org.scalatest.time.{Seconds, Span}
+
+/**
+ * A [[KinesisMicroBatchStream]] over a fake Kinesis, a manual clock and prefetch tasks run in-process, driven
+ * as Spark drives it: offsets, partitions read by their readers, commits, and new stream objects over the
+ * same checkpoint as after a restart.
+ */
+class StreamFixture(
+    position: InitialPosition,
+    streams: Seq[String] = Seq("s"),
+    maxRecords: Int = 100,
+    limits: TriggerLimits = TriggerLimits(None, None),
+    prefetch: PrefetchConfig => PrefetchConfig = identity) {
+  private implicit val patience: Eventually.PatienceConfig = StreamFixture.Patience
+  val clock = new ManualClock()
+  val api = new FakeKinesisApi(clock)
+  val checkpoint: String = Files.createTempDirectory("kinesis-stream-suite").toString
+  val config = KinesisSourceConfig(
+    streams,
+    position,
+    shardFetchIntervalMs = 0,
+    maxShardsPerDescribe = 100,
+    prefetch(PrefetchConfig.Defaults.copy(maxRecordsPerFetch = maxRecords, maxFetchDurationMs = 1000)),
+    limits,
+    StreamFixture.Aws
+  )
+  var runtime = new LocalPrefetchRuntime(api, clock)
+  def newStream() = {
+    runtime = new LocalPrefetchRuntime(api, clock)
+    new KinesisMicroBatchStream(config, checkpoint, clock, _ => api, () => new Configuration(), runtime)
+  }
+  var stream = newStream()
+
+  def initial: KinesisSourceOffset = stream.initialOffset().asInstanceOf[KinesisSourceOffset]
+
+  def latest(from: Offset): KinesisSourceOffset =
+    stream.latestOffset(from, stream.getDefaultReadLimit).asInstanceOf[KinesisSourceOffset]
+
+  /** The next offset that moves, once the prefetcher has read something. */
+  def next(from: KinesisSourceOffset): KinesisSourceOffset = Eventually.eventually {
+    val end = latest(from)
+    assert(end != from)
+    end
+  }
+
+  /** The records of a batch, as a partition reader gives them: (shard, data), in partition order. */
+  def read(from: Offset, to: Offset): Seq[(String, String)] = {
+    val factory = stream.createReaderFactory()
+    stream.planInputPartitions(from, to).toSeq.flatMap { p =>
+      val reader = factory.createReader(p)
+      try
+        Iterator
+          .continually(reader.next())
+          .takeWhile(identity)
+          .map { _ =>
+            val row = reader.get()
+            (row.getUTF8String(3).toString, new String(row.getBinary(1), UTF_8))
+          }
+          .toVector
+      finally reader.close()
+    }
+  }
+
+  /** Runs batches until `expected` records have been read; returns them, committing each batch. */
+  def readAll(from: KinesisSourceOffset, expected: Int): (Seq[(String, String)], KinesisSourceOffset) = {
+    var offset = from
+    val rows = Vector.newBuilder[(String, String)]
+    var count = 0
+    while (count < expected) {
+      val end = next(offset)
+      val batch = read(offset, end)
+      rows ++= batch
+      count += batch.size
+      stream.commit(end)
+      offset = end
+    }
+    (rows.result(), offset)
+  }
+
+  def metrics: Map[String, String] = stream.metrics(java.util.Optional.empty()).asScala.toMap
+}
+
+object StreamFixture {
+  val Patience: Eventually.PatienceConfig = Eventually.PatienceConfig(timeout = Span(20, Seconds))
+
+  val Aws: AwsConfig = AwsConfig("us-east-1", Some("http://fake"), AwsCredentialsConfig.DefaultChain)
+}
