@@ -244,6 +244,25 @@ def test_columns_carry_what_was_written(
     assert abs((arrived - dt.datetime.now()).total_seconds()) < 60, arrived
 
 
+def test_consumer_manager_over_py4j_as_the_readme_shows_it(
+    spark: SparkSession, kinesis: Kinesis, stream: str
+) -> None:
+    jvm = spark._jvm  # type: ignore[attr-defined]
+    manager = jvm.io.github.sparkkinesis.api.KinesisConsumerManager.create(kinesis.options(None))
+    try:
+        arn = manager.registerConsumer(stream, "spark-kinesis_from-python")
+        assert arn.startswith("arn:aws:kinesis:") and "spark-kinesis_from-python" in arn
+        listed = DataFrame(manager.listConsumers(stream), spark).collect()
+        assert [(r["consumerName"], r["consumerARN"], r["consumerStatus"]) for r in listed] == [
+            ("spark-kinesis_from-python", arn, "ACTIVE")
+        ]
+        manager.deregisterConsumer(stream, "spark-kinesis_from-python")
+        remaining = kinesis.client().list_stream_consumers(StreamARN=arn.split("/consumer/")[0])["Consumers"]
+        assert all(c["ConsumerStatus"] == "DELETING" for c in remaining), remaining
+    finally:
+        manager.close()
+
+
 def test_bad_options_fail_at_load_naming_the_option(spark: SparkSession, kinesis: Kinesis) -> None:
     with pytest.raises(IllegalArgumentException) as bad_position:
         read(spark, kinesis.options("some-stream", initialPosition="yesterday"))

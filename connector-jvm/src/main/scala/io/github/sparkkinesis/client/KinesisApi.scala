@@ -24,6 +24,29 @@ trait KinesisApi extends AutoCloseable {
   /** Writes records; the result has one entry per record, in order. */
   def putRecords(stream: String, records: Seq[PutRecord]): Seq[PutResult]
 
+  // ---- enhanced fan-out ----
+
+  /** The consumer of that name registered with the stream, or None if there is none. */
+  def describeConsumer(streamArn: String, consumerName: String): Option[ConsumerInfo]
+
+  /**
+   * Registers a consumer and returns it as Kinesis does at once, usually CREATING. A consumer of that name
+   * that exists already fails with [[KinesisApiException.InUse]].
+   */
+  def registerConsumer(streamArn: String, consumerName: String): ConsumerInfo
+
+  /** Every consumer registered with the stream. */
+  def listConsumers(streamArn: String): Seq[ConsumerInfo]
+
+  /** Starts deregistering a consumer; Kinesis removes it shortly after. */
+  def deregisterConsumer(streamArn: String, consumerName: String): Unit
+
+  /**
+   * Subscribes a consumer to a shard (SubscribeToShard): Kinesis pushes the shard's records from `start` on,
+   * for up to five minutes. No event is buffered beyond the one not yet taken; the caller closes it.
+   */
+  def subscribeToShard(consumerArn: String, shardId: String, start: IteratorStart): ShardSubscription
+
   override def close(): Unit
 }
 
@@ -97,6 +120,50 @@ object IteratorStart {
   final case class AfterSequenceNumber(sequenceNumber: String) extends IteratorStart
 }
 
+/** An enhanced fan-out consumer of a stream. `status` is CREATING, ACTIVE or DELETING. */
+final case class ConsumerInfo(name: String, arn: String, status: String, createdAtMillis: Long) {
+  def isActive: Boolean = status == "ACTIVE"
+}
+
+/**
+ * The records a SubscribeToShard subscription pushes, pulled one event at a time. Implementations are used
+ * by one thread at a time.
+ */
+trait ShardSubscription extends AutoCloseable {
+
+  /**
+   * The next event, waiting at most `timeoutMs`; None if none came in that time. Once the subscription has
+   * ended, [[SubscriptionEvent.Ended]] on every call. A failure of the subscription is thrown as a
+   * [[KinesisApiException]].
+   */
+  def next(timeoutMs: Long): Option[SubscriptionEvent]
+
+  /** Ends the subscription; idempotent. */
+  override def close(): Unit
+}
+
+sealed trait SubscriptionEvent
+
+object SubscriptionEvent {
+
+  /**
+   * Records pushed by Kinesis. `continuationSequenceNumber` is None once a closed shard has been read to
+   * its end; `childShards` then names the shards that follow it.
+   */
+  final case class Records(
+      records: Seq[KinesisRecord],
+      continuationSequenceNumber: Option[String],
+      millisBehindLatest: Long,
+      childShards: Seq[String])
+      extends SubscriptionEvent {
+
+    def shardEnded: Boolean = continuationSequenceNumber.isEmpty || childShards.nonEmpty
+  }
+
+  /** The subscription ended normally (Kinesis ends each after five minutes); subscribe again to go on. */
+  case object Ended extends SubscriptionEvent
+}
+
 final case class PutRecord(partitionKey: String, data: Array[Byte], explicitHashKey: Option[String] = None)
 
 /** The outcome of one record of a PutRecords call: its place in the shard, or why it failed. */
@@ -119,6 +186,12 @@ object KinesisApiException {
 
   /** A shard iterator older than five minutes; get a new one from the last sequence number read. */
   final class ExpiredIterator(message: String, cause: Throwable) extends KinesisApiException(message, cause)
+
+  /**
+   * ResourceInUse: the resource is busy, e.g. another subscription of the consumer to the shard is still
+   * open, or a consumer of that name exists already.
+   */
+  final class InUse(message: String, cause: Throwable) extends KinesisApiException(message, cause)
 
   /** ProvisionedThroughputExceeded or LimitExceeded: slow down. */
   final class Throttled(message: String, cause: Throwable) extends KinesisApiException(message, cause)

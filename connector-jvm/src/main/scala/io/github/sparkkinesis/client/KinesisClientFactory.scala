@@ -10,9 +10,11 @@ import io.github.sparkkinesis.config.{AwsConfig, AwsCredentialsConfig}
 import software.amazon.awssdk.auth.credentials._
 import software.amazon.awssdk.core.client.config.ClientOverrideConfiguration
 import software.amazon.awssdk.http.apache5.Apache5HttpClient
+import software.amazon.awssdk.http.nio.netty.{Http2Configuration, NettyNioAsyncHttpClient}
+import software.amazon.awssdk.http.Protocol
 import software.amazon.awssdk.regions.providers.DefaultAwsRegionProviderChain
 import software.amazon.awssdk.regions.Region
-import software.amazon.awssdk.services.kinesis.KinesisClient
+import software.amazon.awssdk.services.kinesis.{KinesisAsyncClient, KinesisClient}
 
 /**
  * Builds AWS clients. HTTP clients are built here explicitly, never found by the SDK's service loading, so
@@ -38,7 +40,32 @@ object KinesisClientFactory {
       .credentialsProvider(credentialsProvider(aws.credentials))
       .overrideConfiguration(ClientOverrideConfiguration.builder().apiCallTimeout(Duration.ofMinutes(2)).build())
     aws.endpoint.foreach(e => builder.endpointOverride(URI.create(e)))
-    new SdkKinesisApi(builder.build(), http, aws.describeTarget)
+    new SdkKinesisApi(builder.build(), http, () => createAsync(aws), aws.describeTarget)
+  }
+
+  /**
+   * The client of SubscribeToShard: HTTP/2 over Netty, one connection carrying many subscriptions. Without
+   * an API call timeout, as a subscription is a call that lasts minutes; a connection that goes quiet is
+   * noticed by HTTP/2 pings.
+   */
+  private def createAsync(aws: AwsConfig): KinesisAsyncClient = {
+    // Given as a builder, so the SDK client owns the HTTP client and closes it with itself.
+    val http = NettyNioAsyncHttpClient
+      .builder()
+      .protocol(Protocol.HTTP2)
+      .maxConcurrency(1000)
+      .connectionTimeout(Duration.ofSeconds(5))
+      .readTimeout(Duration.ofSeconds(60))
+      .http2Configuration(
+        Http2Configuration.builder().initialWindowSize(512 * 1024).healthCheckPingPeriod(Duration.ofSeconds(10)).build()
+      )
+    val builder = KinesisAsyncClient
+      .builder()
+      .httpClientBuilder(http)
+      .region(Region.of(aws.region))
+      .credentialsProvider(credentialsProvider(aws.credentials))
+    aws.endpoint.foreach(e => builder.endpointOverride(URI.create(e)))
+    builder.build()
   }
 
   def credentialsProvider(credentials: AwsCredentialsConfig): AwsCredentialsProvider = credentials match {

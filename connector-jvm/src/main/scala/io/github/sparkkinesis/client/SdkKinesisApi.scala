@@ -1,6 +1,7 @@
 package io.github.sparkkinesis.client
 
 import java.net.{ConnectException, UnknownHostException}
+import java.util.concurrent.{CompletionException, ExecutionException}
 
 import scala.jdk.CollectionConverters._
 
@@ -8,9 +9,12 @@ import software.amazon.awssdk.awscore.exception.AwsServiceException
 import software.amazon.awssdk.core.exception.{SdkClientException, SdkException}
 import software.amazon.awssdk.core.SdkBytes
 import software.amazon.awssdk.http.SdkHttpClient
+import software.amazon.awssdk.services.kinesis.{KinesisAsyncClient, KinesisClient}
 import software.amazon.awssdk.services.kinesis.model.{
   CreateStreamRequest,
   DeleteStreamRequest,
+  DeregisterStreamConsumerRequest,
+  DescribeStreamConsumerRequest,
   DescribeStreamSummaryRequest,
   ExpiredIteratorException,
   GetRecordsRequest,
@@ -18,24 +22,38 @@ import software.amazon.awssdk.services.kinesis.model.{
   InvalidArgumentException,
   LimitExceededException,
   ListShardsRequest,
+  ListStreamConsumersRequest,
   MergeShardsRequest,
   ProvisionedThroughputExceededException,
   PutRecordsRequest,
   PutRecordsRequestEntry,
+  Record,
+  RegisterStreamConsumerRequest,
+  ResourceInUseException,
   ResourceNotFoundException,
   ScalingType,
   ShardIteratorType,
   SplitShardRequest,
+  StartingPosition,
+  SubscribeToShardRequest,
   UpdateShardCountRequest
 }
-import software.amazon.awssdk.services.kinesis.KinesisClient
 
 /**
- * [[KinesisApi]] over the AWS SDK's synchronous Kinesis client. Thread-safe. Owns the client and its HTTP
- * client and closes both.
+ * [[KinesisApi]] over the AWS SDK: its synchronous Kinesis client for calls, and, for SubscribeToShard, an
+ * asynchronous client over HTTP/2, built on the first subscription. Thread-safe. Owns the clients and their
+ * HTTP clients and closes them.
  */
-private[sparkkinesis] final class SdkKinesisApi(client: KinesisClient, http: SdkHttpClient, val target: String)
+private[sparkkinesis] final class SdkKinesisApi(
+    client: KinesisClient,
+    http: SdkHttpClient,
+    newAsyncClient: () => KinesisAsyncClient,
+    val target: String)
     extends KinesisAdminApi {
+  import SdkKinesisApi._
+
+  private lazy val asyncClient = newAsyncClient()
+  @volatile private var asyncClientBuilt = false
 
   override def describeStream(stream: String): StreamSummary = call("DescribeStreamSummary") {
     val summary = client
@@ -91,9 +109,7 @@ private[sparkkinesis] final class SdkKinesisApi(client: KinesisClient, http: Sdk
       try client.getShardIterator(request.build()).shardIterator()
       catch {
         // Kinesis refuses a sequence number that retention has trimmed.
-        case e: InvalidArgumentException
-            if start.isInstanceOf[IteratorStart.AtSequenceNumber] ||
-              start.isInstanceOf[IteratorStart.AfterSequenceNumber] =>
+        case e: InvalidArgumentException if isSequenceStart(start) =>
           throw new KinesisApiException.TrimmedSequence(e.getMessage, e)
       }
     }
@@ -101,21 +117,8 @@ private[sparkkinesis] final class SdkKinesisApi(client: KinesisClient, http: Sdk
   override def getRecords(stream: String, shardId: String, iterator: String, limit: Int): RecordBatch =
     call("GetRecords") {
       val response = client.getRecords(GetRecordsRequest.builder().shardIterator(iterator).limit(limit).build())
-      val records = response
-        .records()
-        .asScala
-        .iterator
-        .map { r =>
-          KinesisRecord(
-            r.partitionKey(),
-            r.data().asByteArrayUnsafe(),
-            r.sequenceNumber(),
-            Option(r.approximateArrivalTimestamp()).map(_.toEpochMilli).getOrElse(0L)
-          )
-        }
-        .toVector
       RecordBatch(
-        records,
+        response.records().asScala.iterator.map(recordOf).toVector,
         Option(response.nextShardIterator()),
         Option(response.millisBehindLatest()).map(_.longValue).getOrElse(0L)
       )
@@ -133,6 +136,87 @@ private[sparkkinesis] final class SdkKinesisApi(client: KinesisClient, http: Sdk
       PutResult(Option(e.shardId()), Option(e.sequenceNumber()), Option(e.errorCode()))
     }
   }
+
+  override def describeConsumer(streamArn: String, consumerName: String): Option[ConsumerInfo] =
+    try
+      call("DescribeStreamConsumer") {
+        val c = client
+          .describeStreamConsumer(
+            DescribeStreamConsumerRequest.builder().streamARN(streamArn).consumerName(consumerName).build()
+          )
+          .consumerDescription()
+        Some(
+          ConsumerInfo(
+            c.consumerName(),
+            c.consumerARN(),
+            c.consumerStatusAsString(),
+            millisOf(c.consumerCreationTimestamp())))
+      }
+    catch { case _: KinesisApiException.ResourceNotFound => None }
+
+  override def registerConsumer(streamArn: String, consumerName: String): ConsumerInfo =
+    call("RegisterStreamConsumer") {
+      val c = client
+        .registerStreamConsumer(
+          RegisterStreamConsumerRequest.builder().streamARN(streamArn).consumerName(consumerName).build()
+        )
+        .consumer()
+      ConsumerInfo(
+        c.consumerName(),
+        c.consumerARN(),
+        c.consumerStatusAsString(),
+        millisOf(c.consumerCreationTimestamp()))
+    }
+
+  override def listConsumers(streamArn: String): Seq[ConsumerInfo] = call("ListStreamConsumers") {
+    val consumers = Seq.newBuilder[ConsumerInfo]
+    var token = Option.empty[String]
+    do {
+      val request = ListStreamConsumersRequest.builder().streamARN(streamArn)
+      token.foreach(request.nextToken)
+      val response = client.listStreamConsumers(request.build())
+      response.consumers().asScala.foreach { c =>
+        consumers += ConsumerInfo(
+          c.consumerName(),
+          c.consumerARN(),
+          c.consumerStatusAsString(),
+          millisOf(c.consumerCreationTimestamp()))
+      }
+      token = Option(response.nextToken())
+    } while (token.isDefined)
+    consumers.result()
+  }
+
+  override def deregisterConsumer(streamArn: String, consumerName: String): Unit =
+    call("DeregisterStreamConsumer") {
+      client.deregisterStreamConsumer(
+        DeregisterStreamConsumerRequest.builder().streamARN(streamArn).consumerName(consumerName).build()
+      )
+    }
+
+  override def subscribeToShard(consumerArn: String, shardId: String, start: IteratorStart): ShardSubscription =
+    call("SubscribeToShard") {
+      val position = StartingPosition.builder()
+      start match {
+        case IteratorStart.TrimHorizon => position.`type`(ShardIteratorType.TRIM_HORIZON)
+        case IteratorStart.Latest => position.`type`(ShardIteratorType.LATEST)
+        case IteratorStart.AtTimestamp(ms) =>
+          position.`type`(ShardIteratorType.AT_TIMESTAMP).timestamp(java.time.Instant.ofEpochMilli(ms))
+        case IteratorStart.AtSequenceNumber(seq) =>
+          position.`type`(ShardIteratorType.AT_SEQUENCE_NUMBER).sequenceNumber(seq)
+        case IteratorStart.AfterSequenceNumber(seq) =>
+          position.`type`(ShardIteratorType.AFTER_SEQUENCE_NUMBER).sequenceNumber(seq)
+      }
+      val request =
+        SubscribeToShardRequest.builder().consumerARN(consumerArn).shardId(shardId).startingPosition(position.build())
+      asyncClientBuilt = true
+      val subscription = new SdkShardSubscription(
+        failure => translate("SubscribeToShard", unwrap(failure), sequenceStart = isSequenceStart(start)),
+        recordOf
+      )
+      subscription.start(handler => asyncClient.subscribeToShard(request.build(), handler))
+      subscription
+    }
 
   override def createStream(stream: String, shards: Int): Unit = {
     call("CreateStream")(
@@ -206,22 +290,31 @@ private[sparkkinesis] final class SdkKinesisApi(client: KinesisClient, http: Sdk
   override def close(): Unit = {
     client.close()
     http.close()
+    if (asyncClientBuilt) asyncClient.close()
   }
 
   /** Runs one SDK call and turns the failures the connector reacts to into [[KinesisApiException]]s. */
   private def call[T](action: String)(body: => T): T =
     try body
     catch {
-      case e: ResourceNotFoundException => throw new KinesisApiException.ResourceNotFound(e.getMessage, e)
-      case e: ExpiredIteratorException => throw new KinesisApiException.ExpiredIterator(e.getMessage, e)
-      case e: ProvisionedThroughputExceededException => throw new KinesisApiException.Throttled(e.getMessage, e)
-      case e: LimitExceededException => throw new KinesisApiException.Throttled(e.getMessage, e)
-      case e: AwsServiceException if e.statusCode() == 403 || isAccessDenied(e) =>
-        throw new KinesisApiException.AccessDenied(action, e.getMessage, e)
-      case e: SdkClientException if causedByUnreachable(e) =>
-        throw new KinesisApiException.Unreachable(e.getMessage, e)
-      case e: SdkException => throw new KinesisApiException.Failed(e.getMessage, e)
+      case e: SdkException => throw translate(action, e, sequenceStart = false)
     }
+
+  /** The [[KinesisApiException]] for a failure of an SDK call; anything but an SdkException is rethrown. */
+  private def translate(action: String, failure: Throwable, sequenceStart: Boolean): Throwable = failure match {
+    case e: ResourceNotFoundException => new KinesisApiException.ResourceNotFound(e.getMessage, e)
+    case e: ResourceInUseException => new KinesisApiException.InUse(e.getMessage, e)
+    case e: ExpiredIteratorException => new KinesisApiException.ExpiredIterator(e.getMessage, e)
+    case e: ProvisionedThroughputExceededException => new KinesisApiException.Throttled(e.getMessage, e)
+    case e: LimitExceededException => new KinesisApiException.Throttled(e.getMessage, e)
+    case e: InvalidArgumentException if sequenceStart => new KinesisApiException.TrimmedSequence(e.getMessage, e)
+    case e: AwsServiceException if e.statusCode() == 403 || isAccessDenied(e) =>
+      new KinesisApiException.AccessDenied(action, e.getMessage, e)
+    case e: SdkClientException if causedByUnreachable(e) => new KinesisApiException.Unreachable(e.getMessage, e)
+    case e: SdkException => new KinesisApiException.Failed(e.getMessage, e)
+    case e: KinesisApiException => e
+    case e => new KinesisApiException.Failed(String.valueOf(e.getMessage), e)
+  }
 
   private def isAccessDenied(e: AwsServiceException): Boolean =
     Option(e.awsErrorDetails()).flatMap(d => Option(d.errorCode())).exists(_.startsWith("AccessDenied"))
@@ -231,4 +324,28 @@ private[sparkkinesis] final class SdkKinesisApi(client: KinesisClient, http: Sdk
       case _: ConnectException | _: UnknownHostException => true
       case _ => false
     }
+}
+
+private object SdkKinesisApi {
+
+  def recordOf(r: Record): KinesisRecord =
+    KinesisRecord(
+      r.partitionKey(),
+      r.data().asByteArrayUnsafe(),
+      r.sequenceNumber(),
+      Option(r.approximateArrivalTimestamp()).map(_.toEpochMilli).getOrElse(0L)
+    )
+
+  def millisOf(instant: java.time.Instant): Long = Option(instant).map(_.toEpochMilli).getOrElse(0L)
+
+  def isSequenceStart(start: IteratorStart): Boolean = start match {
+    case _: IteratorStart.AtSequenceNumber | _: IteratorStart.AfterSequenceNumber => true
+    case _ => false
+  }
+
+  /** The failure inside the wrappers of asynchronous calls. */
+  def unwrap(failure: Throwable): Throwable = failure match {
+    case e @ (_: CompletionException | _: ExecutionException) if e.getCause != null => unwrap(e.getCause)
+    case e => e
+  }
 }

@@ -19,6 +19,9 @@ object KinesisOptions {
   private def secretSpec(key: String, doc: String): OptionSpec[Secret] =
     OptionSpec(key, None, doc, "<secret>", secret = true, (raw: String) => string(raw).map(new Secret(_)))
 
+  /** Ours, so that our consumers are told apart from those of other tools; the Databricks source uses databricks_. */
+  val DefaultConsumerNamePrefix = "spark-kinesis_"
+
   // ---- what to read ----
 
   val StreamName: OptionSpec[Seq[String]] =
@@ -87,6 +90,52 @@ object KinesisOptions {
       "Whether the query fails when records it has not read yet are gone from Kinesis (trimmed by " +
         "retention); with false it goes on from the oldest record still there and logs what it skipped.",
       "false"
+    )(boolean)
+
+  // ---- enhanced fan-out ----
+
+  val ConsumerModeOption: OptionSpec[ConsumerMode] =
+    spec(
+      "consumerMode",
+      "polling",
+      "polling (GetRecords, sharing each shard's 2 MB/s with other readers) or efo (enhanced fan-out: a " +
+        "registered consumer with its own 2 MB/s per shard, records pushed by SubscribeToShard).",
+      "efo"
+    )(ConsumerMode.parse)
+
+  val ConsumerName: OptionSpec[Seq[String]] =
+    spec(
+      "consumerName",
+      null,
+      "efo: the consumer's name, one for all streams or a comma-separated list, one per stream; default: the " +
+        "streaming query's id. An existing consumer of that name is reused.",
+      "orders-to-lake"
+    )(consumerNames)
+
+  val ConsumerNamePrefix: OptionSpec[String] =
+    spec(
+      "consumerNamePrefix",
+      DefaultConsumerNamePrefix,
+      "efo: put before every consumer name; set databricks_ to reuse consumers the Databricks source " +
+        "registered.",
+      "databricks_"
+    )(consumerNamePrefix)
+
+  val ConsumerRefreshInterval: OptionSpec[Long] =
+    spec(
+      "consumerRefreshInterval",
+      "300s",
+      "efo: how often the consumer is checked to be registered and ACTIVE, and registered again if it is " +
+        "gone (at most 3600s).",
+      "300s"
+    )(durationMillis(min = 1000, max = 3600L * 1000))
+
+  val RequireConsumerDeregistration: OptionSpec[Boolean] =
+    spec(
+      "requireConsumerDeregistration",
+      "false",
+      "efo: whether the query deregisters its consumers when it stops (not after a driver crash).",
+      "true"
     )(boolean)
 
   // ---- prefetching ----
@@ -177,10 +226,27 @@ object KinesisOptions {
     CoalesceThresholdBlockSize,
     CoalesceBinSize,
     MaxRecordsPerTrigger,
-    MaxBytesPerTrigger
+    MaxBytesPerTrigger,
+    ConsumerModeOption,
+    ConsumerName,
+    ConsumerNamePrefix,
+    ConsumerRefreshInterval,
+    RequireConsumerDeregistration
   )
 
-  private val byLowerKey: Map[String, OptionSpec[_]] = all.map(s => s.lowerKey -> s).toMap
+  // ---- internal: not documented, for tests ----
+
+  val SubscriptionLifetime: OptionSpec[Long] =
+    spec(
+      "internal.subscriptionLifetime",
+      "5m",
+      "Test hook: enhanced fan-out subscriptions older than this are renewed.",
+      "5m"
+    )(durationMillis(min = 1, max = Long.MaxValue))
+
+  private val internal: Seq[OptionSpec[_]] = Seq(SubscriptionLifetime)
+
+  private val byLowerKey: Map[String, OptionSpec[_]] = (all ++ internal).map(s => s.lowerKey -> s).toMap
 
   /** The README's option table, generated from the declarations above (a test keeps the README in step). */
   def markdownTable: String = {

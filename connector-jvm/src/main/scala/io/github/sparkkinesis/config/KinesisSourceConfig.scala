@@ -1,5 +1,6 @@
 package io.github.sparkkinesis.config
 
+import io.github.sparkkinesis.errors.KinesisErrors
 import org.slf4j.LoggerFactory
 
 /**
@@ -13,6 +14,7 @@ final case class KinesisSourceConfig(
     maxShardsPerDescribe: Int,
     prefetch: PrefetchConfig,
     limits: TriggerLimits,
+    consumer: ConsumerConfig,
     aws: AwsConfig
 ) {
 
@@ -47,14 +49,63 @@ object KinesisSourceConfig {
         shardsPerTask = options.required(KinesisOptions.ShardsPerTask),
         coalesceThresholdBlockSize = options.required(KinesisOptions.CoalesceThresholdBlockSize),
         coalesceBinSize = options.required(KinesisOptions.CoalesceBinSize),
-        failOnDataLoss = options.required(KinesisOptions.FailOnDataLoss)
+        failOnDataLoss = options.required(KinesisOptions.FailOnDataLoss),
+        subscriptionLifetimeMs = options.required(KinesisOptions.SubscriptionLifetime)
       ),
       limits = TriggerLimits(
         maxRecords = options.get(KinesisOptions.MaxRecordsPerTrigger),
         maxBytes = options.get(KinesisOptions.MaxBytesPerTrigger)
       ),
+      consumer = consumerConfig(options, raw),
       aws = AwsConfig.fromOptions(options, resolveDefaultRegion)
     )
+  }
+
+  /** The enhanced fan-out settings, checked against the streams; their options are ignored when polling. */
+  private def consumerConfig(options: ParsedOptions, raw: Map[String, String]): ConsumerConfig = {
+    val consumer = ConsumerConfig(
+      mode = options.required(KinesisOptions.ConsumerModeOption),
+      names = options.get(KinesisOptions.ConsumerName),
+      prefix = options.required(KinesisOptions.ConsumerNamePrefix),
+      refreshIntervalMs = options.required(KinesisOptions.ConsumerRefreshInterval),
+      deregisterOnStop = options.required(KinesisOptions.RequireConsumerDeregistration)
+    )
+    if (consumer.isEfo) checkNames(consumer, options.required(KinesisOptions.StreamName))
+    else {
+      val efoOnly = Seq(
+        KinesisOptions.ConsumerName,
+        KinesisOptions.ConsumerNamePrefix,
+        KinesisOptions.ConsumerRefreshInterval,
+        KinesisOptions.RequireConsumerDeregistration
+      ).map(_.key).filter(k => raw.keys.exists(_.equalsIgnoreCase(k)))
+      if (efoOnly.nonEmpty)
+        log.warn(s"Ignoring ${efoOnly.mkString(", ")}: they apply only with consumerMode efo")
+    }
+    consumer
+  }
+
+  /** Consumer names: one for all streams or one per stream, and within Kinesis' length with the prefix. */
+  private def checkNames(consumer: ConsumerConfig, streams: Seq[String]): Unit = {
+    consumer.names.foreach { names =>
+      if (names.size != 1 && names.size != streams.size)
+        throw KinesisErrors.invalidOption(
+          KinesisOptions.ConsumerName.key,
+          s"'${names.mkString(",")}'",
+          s"it names ${names.size} consumers for ${streams.size} streams; give one name for all streams, or " +
+            "one per stream in the order of streamName",
+          streams.map(s => s"$s-reader").mkString(",")
+        )
+    }
+    val longest = consumer.names.fold(ConsumerConfig.QueryIdLength)(_.map(_.length).max)
+    if (consumer.prefix.length + longest > ConsumerConfig.MaxNameLength)
+      throw KinesisErrors.invalidOption(
+        KinesisOptions.ConsumerNamePrefix.key,
+        s"'${consumer.prefix}'",
+        s"with it a consumer name is ${consumer.prefix.length + longest} characters long (the query id when " +
+          s"consumerName is not set is ${ConsumerConfig.QueryIdLength}); Kinesis allows at most " +
+          s"${ConsumerConfig.MaxNameLength}",
+        KinesisOptions.DefaultConsumerNamePrefix
+      )
   }
 }
 
@@ -69,6 +120,8 @@ object KinesisSourceConfig {
  * @param coalesceThresholdBlockSize average block size below which a batch's blocks are packed together
  * @param coalesceBinSize            bytes per packed partition
  * @param failOnDataLoss             whether records trimmed before they were read fail the query
+ * @param subscriptionLifetimeMs     enhanced fan-out: a subscription older than this is renewed (Kinesis
+ *                                   ends each after five minutes anyway; tests shorten it)
  */
 final case class PrefetchConfig(
     maxRecordsPerFetch: Int,
@@ -79,7 +132,8 @@ final case class PrefetchConfig(
     shardsPerTask: Int,
     coalesceThresholdBlockSize: Long,
     coalesceBinSize: Long,
-    failOnDataLoss: Boolean
+    failOnDataLoss: Boolean,
+    subscriptionLifetimeMs: Long
 )
 
 object PrefetchConfig {
@@ -96,7 +150,8 @@ object PrefetchConfig {
     shardsPerTask = 5,
     coalesceThresholdBlockSize = 10000000L,
     coalesceBinSize = 128000000L,
-    failOnDataLoss = true
+    failOnDataLoss = true,
+    subscriptionLifetimeMs = 5L * 60 * 1000
   )
 }
 

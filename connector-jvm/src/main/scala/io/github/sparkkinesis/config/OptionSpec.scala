@@ -82,6 +82,23 @@ object OptionParsers {
     }
   }
 
+  private val ConsumerNameChars = "[a-zA-Z0-9_.-]*".r
+
+  /** Consumer names, comma-separated; each of letters, digits, `_`, `.` and `-`. */
+  val consumerNames: String => Either[String, Seq[String]] = raw => {
+    val names = raw.split(",", -1).map(_.trim).toSeq
+    names.find(n => n.isEmpty || !ConsumerNameChars.matches(n)) match {
+      case Some("") => Left("it has an empty consumer name; separate names with single commas")
+      case Some(bad) => Left(s"'$bad' is not a consumer name (letters, digits, '_', '.' or '-')")
+      case None => Right(names)
+    }
+  }
+
+  /** A prefix of consumer names: empty, or letters, digits, `_`, `.` and `-`. */
+  val consumerNamePrefix: String => Either[String, String] = raw =>
+    if (ConsumerNameChars.matches(raw.trim)) Right(raw.trim)
+    else Left("a consumer name prefix has only letters, digits, '_', '.' or '-'")
+
   val endpoint: String => Either[String, String] = raw => {
     val trimmed = raw.trim
     val withScheme = if (trimmed.contains("://")) trimmed else s"https://$trimmed"

@@ -65,8 +65,10 @@ object KinesisErrors {
       "KINESIS_ACCESS_DENIED",
       s"Kinesis denied $action on stream '$stream' at $where. The source needs the IAM actions " +
         "kinesis:ListShards, kinesis:GetShardIterator, kinesis:GetRecords and kinesis:DescribeStreamSummary " +
-        "on the stream; check the credentials the query uses (awsAccessKey/awsSecretKey, or the default " +
-        "credential chain).",
+        "on the stream, and with consumerMode efo also kinesis:RegisterStreamConsumer, " +
+        "kinesis:DescribeStreamConsumer, kinesis:ListStreamConsumers, kinesis:DeregisterStreamConsumer and " +
+        "kinesis:SubscribeToShard; check the credentials the query uses (awsAccessKey/awsSecretKey, or the " +
+        "default credential chain).",
       cause
     )
 
@@ -114,6 +116,23 @@ object KinesisErrors {
       s"Stream '$stream' was deleted and created again since this query's checkpoint was written ($evidence). " +
         "Its shards and sequence numbers start over, so this checkpoint cannot go on: start the query with a " +
         "new checkpoint location (initialPosition then says where it begins)."
+    )
+
+  def isAccessDenied(e: Throwable): Boolean = e match {
+    case c: KinesisConnectorException => c.errorId == "KINESIS_ACCESS_DENIED"
+    case _ => false
+  }
+
+  val ConsumerNotActive = "KINESIS_CONSUMER_NOT_ACTIVE"
+
+  /** An enhanced fan-out consumer did not become ACTIVE in time. */
+  def consumerNotActive(stream: String, name: String, status: String, waitedMs: Long): KinesisConnectorException =
+    new KinesisConnectorException(
+      ConsumerNotActive,
+      s"The enhanced fan-out consumer '$name' of stream '$stream' is not ACTIVE after ${waitedMs / 1000} s " +
+        s"(it is $status). Check it with the AWS console or `aws kinesis describe-stream-consumer`; a stream " +
+        "has at most 20 consumers, and a consumer being deleted must be gone before one of its name is " +
+        "registered again."
     )
 
   def prefetchFailed(source: String, attempts: Int, cause: Throwable): KinesisConnectorException =

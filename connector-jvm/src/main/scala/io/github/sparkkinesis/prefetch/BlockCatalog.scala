@@ -15,6 +15,7 @@ final class BlockCatalog(config: PrefetchConfig) {
   import BlockCatalog._
 
   private val shards = mutable.Map.empty[ShardKey, ShardState]
+  private val closedShards = mutable.Map.empty[ShardKey, Boolean]
   private var lastOrder = 0L
   private var throttled = 0L
   private var fatal = Option.empty[Throwable]
@@ -23,9 +24,11 @@ final class BlockCatalog(config: PrefetchConfig) {
    * Aligns the catalog with the shards a batch may read and where they stand: new shards start there,
    * stretches already read are dropped, and a shard whose prefetched data does not continue from its
    * position (the query restarted elsewhere, or stretches were lost) starts over from it. Shards not named
-   * are forgotten. Returns the blocks no longer needed.
+   * are forgotten. `closed` names the shards Kinesis lists as closed. Returns the blocks no longer needed.
    */
-  def sync(positions: Map[ShardKey, ShardPosition]): Seq[BlockRef] = synchronized {
+  def sync(positions: Map[ShardKey, ShardPosition], closed: Set[ShardKey] = Set.empty): Seq[BlockRef] = synchronized {
+    positions.keys.foreach(k => closedShards(k) = closed.contains(k))
+    closedShards.keys.filterNot(positions.contains).toSeq.foreach(closedShards.remove)
     val gone = shards.keySet.diff(positions.keySet).toSeq
     val freed = gone.flatMap(k => shards.remove(k).toSeq.flatMap(_.segments))
     val released = positions.toSeq.flatMap { case (key, position) =>
@@ -82,7 +85,7 @@ final class BlockCatalog(config: PrefetchConfig) {
     shards.toSeq
       .collect {
         case (key, s) if s.frontier != ShardPosition.ShardEnd && !s.cutoffReached =>
-          ShardFetchSpec(key, s.frontier, s.cursor)
+          ShardFetchSpec(key, s.frontier, s.cursor, closed = closedShards.getOrElse(key, false))
       }
       .sortBy(s => (s.shard.stream, s.shard.shardId))
   }

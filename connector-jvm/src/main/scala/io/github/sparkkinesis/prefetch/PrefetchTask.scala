@@ -136,15 +136,18 @@ object PrefetchTask {
         log.warn(s"Prefetching stopped for this task on a failed call: $e")
         val action = e match {
           case denied: KinesisApiException.AccessDenied => denied.action
+          case _ if fetcher.subscribes => "SubscribeToShard"
           case _ => "GetRecords"
         }
-        Some(FetchFailure(kindOf(e), action, e.getMessage))
+        Some(FetchFailure(kindOf(e, fetcher.subscribes), action, e.getMessage))
     } finally {
+      fetcher.close()
       if (!counted) progress.shardCaughtUp()
     }
   }
 
-  private def kindOf(e: KinesisApiException): FetchFailure.Kind = e match {
+  private def kindOf(e: KinesisApiException, subscribes: Boolean): FetchFailure.Kind = e match {
+    case _: KinesisApiException.ResourceNotFound if subscribes => FetchFailure.ConsumerGone
     case _: KinesisApiException.ResourceNotFound => FetchFailure.StreamNotFound
     case _: KinesisApiException.AccessDenied => FetchFailure.AccessDenied
     case _: KinesisApiException.Unreachable => FetchFailure.Unreachable

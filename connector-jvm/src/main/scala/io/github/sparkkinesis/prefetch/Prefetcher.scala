@@ -3,7 +3,8 @@ package io.github.sparkkinesis.prefetch
 import scala.util.control.NonFatal
 
 import io.github.sparkkinesis.config.{ByteSizes, PrefetchConfig}
-import io.github.sparkkinesis.errors.KinesisErrors
+import io.github.sparkkinesis.consumers.StreamConsumers
+import io.github.sparkkinesis.errors.{KinesisConnectorException, KinesisErrors}
 import io.github.sparkkinesis.util.{Clock, DaemonThreads}
 import org.slf4j.LoggerFactory
 
@@ -27,8 +28,13 @@ trait PrefetchJobs {
  * Failures of Kinesis calls are retried with backoff; a stream that is gone, denied access, or failures
  * that persist stop the query through [[BlockCatalog.fail]].
  *
+ * Under `consumerMode` efo, open shards are read through the query's consumers, which `consumers` keeps
+ * registered; closed shards are always polled, as GetRecords is what tells for certain where a closed
+ * shard ends.
+ *
  * @param target  endpoint and region, for error messages
  * @param arrivedBefore under Trigger.AvailableNow the run's start, else Long.MaxValue
+ * @param consumers     the query's enhanced fan-out consumers, under consumerMode efo
  */
 final class Prefetcher(
     catalog: BlockCatalog,
@@ -39,7 +45,8 @@ final class Prefetcher(
     arrivedBefore: () => Long,
     description: String,
     target: String,
-    clock: Clock) {
+    clock: Clock,
+    consumers: Option[StreamConsumers] = None) {
   import Prefetcher._
 
   private val log = LoggerFactory.getLogger(getClass)
@@ -75,13 +82,14 @@ final class Prefetcher(
 
   private def runJob(shards: Seq[ShardFetchSpec]): Unit = {
     val cutoff = arrivedBefore()
-    val tasks = shards.grouped(config.shardsPerTask).map(PrefetchTaskSpec(_, streamId, cutoff)).toSeq
     try {
+      val tasks = routed(shards).grouped(config.shardsPerTask).map(PrefetchTaskSpec(_, streamId, cutoff)).toSeq
       val outcomes = jobs.run(tasks).map(pauseAfterFailure)
       failedJobs = 0
       remove(catalog.accept(outcomes))
       outcomes.foreach(checkFailure)
     } catch {
+      case e: KinesisConnectorException if !stopped && needsFix(e) => catalog.fail(e)
       case NonFatal(e) if !stopped =>
         // Tasks of a failed job that did finish have stored blocks the catalog never heard of.
         removeStray()
@@ -99,6 +107,19 @@ final class Prefetcher(
     }
   }
 
+  /** The shards, open ones to be read through the stream's consumer under consumerMode efo. */
+  private def routed(shards: Seq[ShardFetchSpec]): Seq[ShardFetchSpec] = consumers match {
+    case None => shards
+    case Some(registered) =>
+      val arns = registered.arns()
+      shards.map(s => if (s.closed) s else s.copy(consumerArn = arns.get(s.shard.stream)))
+  }
+
+  /** Failures of registering consumers that retrying does not cure. */
+  private def needsFix(e: KinesisConnectorException): Boolean =
+    KinesisErrors.isAccessDenied(e) || KinesisErrors.isStreamNotFound(e) ||
+      e.errorId == KinesisErrors.ConsumerNotActive
+
   /** A shard whose prefetch failed waits before its next call, longer with each failure in a row. */
   private def pauseAfterFailure(o: ShardFetchOutcome): ShardFetchOutcome =
     if (o.failure.isEmpty) o
@@ -113,6 +134,7 @@ final class Prefetcher(
     val failures = catalog.failures(o.shard)
     f.kind match {
       case FetchFailure.StreamNotFound => catalog.fail(KinesisErrors.streamNotFound(o.shard.stream, target, null))
+      case FetchFailure.ConsumerGone => consumers.foreach(_.lost(o.shard.stream))
       case FetchFailure.DataLoss =>
         catalog.fail(KinesisErrors.dataLoss(o.shard.stream, o.shard.shardId, f.message, "retention trimmed them"))
       case FetchFailure.AccessDenied =>

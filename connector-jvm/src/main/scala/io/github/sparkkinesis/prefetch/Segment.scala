@@ -75,8 +75,18 @@ object Segment {
  */
 final case class FetchCursor(iterator: Option[String], notBeforeMs: Long, recordsPerCall: Int)
 
-/** One shard of a prefetch task: where its data starts and how to go on reading it. */
-final case class ShardFetchSpec(shard: ShardKey, from: ShardPosition, cursor: FetchCursor)
+/**
+ * One shard of a prefetch task: where its data starts and how to go on reading it.
+ *
+ * @param closed      Kinesis listed the shard as closed by a reshard
+ * @param consumerArn read through this enhanced fan-out consumer's subscription; None: by polling
+ */
+final case class ShardFetchSpec(
+    shard: ShardKey,
+    from: ShardPosition,
+    cursor: FetchCursor,
+    closed: Boolean = false,
+    consumerArn: Option[String] = None)
 
 /**
  * A failed Kinesis call of a prefetch task, as data, so the driver decides whether to retry or to fail.
@@ -90,6 +100,9 @@ object FetchFailure {
   case object AccessDenied extends Kind
   case object Unreachable extends Kind
   case object DataLoss extends Kind
+
+  /** The enhanced fan-out consumer the task subscribed with is gone: the driver registers it again. */
+  case object ConsumerGone extends Kind
   case object Other extends Kind
 }
 

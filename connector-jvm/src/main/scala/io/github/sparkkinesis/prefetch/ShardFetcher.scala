@@ -2,22 +2,16 @@ package io.github.sparkkinesis.prefetch
 
 import scala.collection.mutable.ArrayBuffer
 
-import io.github.sparkkinesis.client.{IteratorStart, KinesisApi, KinesisApiException, KinesisRecord}
+import io.github.sparkkinesis.client.{IteratorStart, KinesisApi, KinesisRecord}
 import io.github.sparkkinesis.config.PrefetchConfig
-import io.github.sparkkinesis.fetch.ShardIterators
 import io.github.sparkkinesis.offsets.ShardPosition
 import io.github.sparkkinesis.util.Clock
-import org.slf4j.LoggerFactory
 
 /**
- * Reads one shard for one prefetch task, one paced GetRecords call at a time, and holds what it read until
- * the task stores it. Per shard it keeps Kinesis' limits:
- *
- *  - at most `maxRecordsPerFetch` records per call;
- *  - calls at least `minFetchPeriod` apart;
- *  - on average at most `maxFetchRate`: after a call that returned `b` bytes the next waits `b / rate`;
- *  - when throttled, half as many records per call and a five-second pause; the size doubles back with each
- *    call that succeeds.
+ * Reads one shard for one prefetch task and holds what it read until the task stores it. How records come
+ * is a strategy chosen by the driver per shard: GetRecords polling ([[PolledReads]]), or, for an open shard
+ * under `consumerMode` efo, the query's enhanced fan-out subscription ([[SubscribedReads]]). Where reading
+ * stands, what it read, the shard's end and Trigger.AvailableNow's cut-off are kept here, alike for both.
  *
  * Under Trigger.AvailableNow (`arrivedBefore` < Long.MaxValue) it keeps only records that arrived before
  * the run's start and stops once it has them all. Not thread-safe: one thread drives it.
@@ -28,14 +22,13 @@ final class ShardFetcher(
     config: PrefetchConfig,
     arrivedBefore: Long,
     clock: Clock) {
-  import ShardFetcher._
 
-  private val log = LoggerFactory.getLogger(getClass)
   private val key = spec.shard
+  private val reads: ShardReads = spec.consumerArn match {
+    case Some(consumer) => new SubscribedReads(api, key, consumer, config, spec.cursor, clock)
+    case None => new PolledReads(api, key, config, spec.cursor, clock)
+  }
 
-  private var iterator = spec.cursor.iterator
-  private var notBefore = spec.cursor.notBeforeMs
-  private var recordsPerCall = spec.cursor.recordsPerCall
   private val fetched = ArrayBuffer.empty[KinesisRecord]
   private var fetchedBytes = 0L
   private var lastSequenceNumber = spec.from match {
@@ -46,7 +39,6 @@ final class ShardFetcher(
   private var atTip = false
   private var ended = spec.from == ShardPosition.ShardEnd
   private var cutoffReached = false
-  private var calls = 0
   private var throttledCalls = 0
 
   def records: Seq[KinesisRecord] = fetched.toSeq
@@ -56,76 +48,50 @@ final class ShardFetcher(
   def finished: Boolean = ended || cutoffReached
 
   /**
-   * Whether the last call reached the shard's newest record, so the task has nothing to wait for here: it
-   * was not behind (MillisBehindLatest 0) and returned fewer records than asked for. Kinesis computes the
-   * lag from arrival times, so records that arrived in the same millisecond can show a lag of 0 while more
-   * of them are left; a full answer is therefore never taken for the tip.
+   * Whether the last answer reached the shard's newest record, so the task has nothing to wait for here.
    */
   def caughtUp: Boolean = finished || atTip
 
-  /** The earliest instant the next call may be made. */
-  def nextCallAt: Long = notBefore
+  /** The earliest instant of the next step. */
+  def nextCallAt: Long = reads.nextStepAt
 
-  /** Makes one GetRecords call (the caller waited until [[nextCallAt]]). */
-  def fetchOnce(): Unit = {
-    val startedAt = clock.nowMillis()
-    val current = iterator.getOrElse(openIterator())
-    val recordsAsked = recordsPerCall
-    val answer =
-      try Right(api.getRecords(key.stream, key.shardId, current, recordsAsked))
-      catch {
-        case e: KinesisApiException.ExpiredIterator => Left(e)
-        case e: KinesisApiException.Throttled => Left(e)
-      }
-    calls += 1
-    answer match {
-      case Left(_: KinesisApiException.ExpiredIterator) =>
-        log.debug(s"Shard iterator of $key expired; renewing it after $lastSequenceNumber")
-        iterator = None
-      case Left(_) =>
-        throttledCalls += 1
-        recordsPerCall = math.max(1, recordsPerCall / 2)
-        notBefore = startedAt + ThrottlePauseMs
-        log.warn(s"Hit rate limit. Sleeping for 5 seconds. ($key; next calls ask for $recordsPerCall records)")
-      case Right(batch) =>
-        recordsPerCall = math.min(config.maxRecordsPerFetch, recordsPerCall * 2)
-        millisBehind = Some(batch.millisBehindLatest)
-        atTip = batch.millisBehindLatest == 0 && batch.records.size < recordsAsked
-        val kept = batch.records.takeWhile(_.approximateArrivalMillis < arrivedBefore)
+  /** One step of reading: a GetRecords call, or waiting briefly for a pushed event. */
+  def fetchOnce(): Unit =
+    reads.step(resumeAt) match {
+      case ReadStep.Nothing => ()
+      case ReadStep.Throttled => throttledCalls += 1
+      case read: ReadStep.Read =>
+        millisBehind = Some(read.millisBehindLatest)
+        atTip = read.atTip
+        val kept = read.records.takeWhile(_.approximateArrivalMillis < arrivedBefore)
         kept.foreach { r =>
           fetched += r
           fetchedBytes += r.data.length
         }
         kept.lastOption.foreach(r => lastSequenceNumber = Some(r.sequenceNumber))
-        if (kept.size < batch.records.size) {
+        if (kept.size < read.records.size) {
           cutoffReached = true
-          iterator = None
+          reads.reset()
         } else {
-          iterator = batch.nextIterator
-          ended = batch.nextIterator.isEmpty
-          // Nothing at all after the last record, asked after the cut-off: nothing older is left.
-          if (batch.records.isEmpty && batch.millisBehindLatest == 0 && startedAt >= arrivedBefore)
+          ended = read.shardEnded
+          // Nothing at all after the last record, in an answer given after the cut-off: nothing older is left.
+          if (read.records.isEmpty && read.millisBehindLatest == 0 && read.asOf >= arrivedBefore)
             cutoffReached = true
         }
-        val callBytes = batch.records.iterator.map(_.data.length.toLong).sum
-        notBefore = startedAt + math.max(config.minFetchPeriodMs, callBytes * 1000 / config.maxFetchBytesPerSecond)
     }
-  }
 
-  private def openIterator(): String = {
-    val start = lastSequenceNumber match {
-      case Some(seq) => Some(IteratorStart.AfterSequenceNumber(seq))
-      case None => spec.from.resumeAt
-    }
-    val opened = ShardIterators.open(
-      api,
-      key,
-      start.getOrElse(throw new IllegalStateException(s"$key has nothing to read after ${spec.from}")),
-      config.failOnDataLoss
-    )
-    iterator = Some(opened)
-    opened
-  }
+  /** Where the shard is opened when nothing is open: after the last record read, or where the task began. */
+  private def resumeAt: IteratorStart =
+    lastSequenceNumber
+      .map(IteratorStart.AfterSequenceNumber)
+      .orElse(spec.from.resumeAt)
+      .getOrElse(throw new IllegalStateException(s"$key has nothing to read after ${spec.from}"))
+
+  /** Whether the shard is read through an enhanced fan-out subscription. */
+  def subscribes: Boolean = spec.consumerArn.isDefined
+
+  /** Releases what the reads hold open; called by the task when it is over. */
+  def close(): Unit = reads.close()
 
   /** What this task did with the shard; `block` holds the records, if there were any. */
   def outcome(block: Option[BlockRef], failure: Option[FetchFailure]): ShardFetchOutcome = {
@@ -145,17 +111,11 @@ final class ShardFetcher(
       data = data,
       reachedEnd = ended,
       cutoffReached = cutoffReached,
-      cursor = FetchCursor(iterator, notBefore, recordsPerCall),
+      cursor = reads.cursor,
       millisBehindLatest = millisBehind,
-      calls = calls,
+      calls = reads.calls,
       throttledCalls = throttledCalls,
       failure = failure
     )
   }
-}
-
-object ShardFetcher {
-
-  /** How long a throttled shard rests, as the Databricks source's log line says. */
-  val ThrottlePauseMs = 5000L
 }

@@ -3,7 +3,8 @@ package io.github.sparkkinesis.source
 import scala.jdk.CollectionConverters._
 
 import io.github.sparkkinesis.client.{ApiFailures, KinesisApi, KinesisClientFactory, ShardInfo}
-import io.github.sparkkinesis.config.{AwsConfig, InitialPosition, KinesisSourceConfig, TriggerLimits}
+import io.github.sparkkinesis.config.{AwsConfig, InitialPosition, KinesisOptions, KinesisSourceConfig, TriggerLimits}
+import io.github.sparkkinesis.consumers.StreamConsumers
 import io.github.sparkkinesis.errors.KinesisErrors
 import io.github.sparkkinesis.offsets.{KinesisSourceOffset, ShardKey, ShardPosition, StreamIdentity}
 import io.github.sparkkinesis.prefetch._
@@ -29,7 +30,8 @@ final class KinesisMicroBatchStream(
     clock: Clock = SystemClock,
     newApi: AwsConfig => KinesisApi = KinesisClientFactory.create,
     hadoopConf: () => Configuration = () => SparkSession.active.sparkContext.hadoopConfiguration,
-    runtime: PrefetchRuntime = SparkPrefetchRuntime
+    runtime: PrefetchRuntime = SparkPrefetchRuntime,
+    queryId: () => Option[String] = KinesisMicroBatchStream.streamingQueryId
 ) extends MicroBatchStream
     with SupportsTriggerAvailableNow
     with ReportsSourceMetrics {
@@ -62,11 +64,27 @@ final class KinesisMicroBatchStream(
       () => availableNowCutoff.getOrElse(Long.MaxValue),
       config.description,
       api.target,
-      clock
+      clock,
+      consumers
     )
     prefetcherInUse = Some(created)
     created
   }
+
+  /** Under consumerMode efo, the query's consumers; named when prefetching starts, on the query's thread. */
+  private lazy val consumers: Option[StreamConsumers] =
+    if (!config.consumer.isEfo) None
+    else {
+      val names = config.consumer.namesFor(
+        config.streams,
+        queryId().getOrElse(
+          throw KinesisErrors.missingOption(KinesisOptions.ConsumerName.key, "my-query")
+        )
+      )
+      log.info(
+        s"$this reads through enhanced fan-out consumers ${names.map { case (s, n) => s"$s: $n" }.mkString(", ")}")
+      Some(new StreamConsumers(api, names, config.consumer.refreshIntervalMs, clock))
+    }
 
   /** Under Trigger.AvailableNow: the run's start. */
   @volatile private var availableNowCutoff = Option.empty[Long]
@@ -124,7 +142,7 @@ final class KinesisMicroBatchStream(
     val tracked = ShardLineage.track(withoutExpiredShards(from.shards, listed), listed)
     val readable = tracked.filter { case (key, _) => ShardLineage.readable(key, tracked, listed) }
     throwIfPrefetchFailed(recorded)
-    removeBlocks(catalog.sync(readable))
+    removeBlocks(catalog.sync(readable, listed.collect { case (key, shard) if shard.isClosed => key }.toSet))
     prefetcher.start()
     val limits = limitsOf(limit)
     var advanced = advance(readable, limits)
@@ -299,6 +317,8 @@ final class KinesisMicroBatchStream(
 
   override def stop(): Unit = {
     prefetcherInUse.foreach(_.stop())
+    // Subscriptions end with the prefetch tasks; only then can the consumers go.
+    if (config.consumer.deregisterOnStop) prefetcherInUse.flatMap(_ => consumers).foreach(_.deregister())
     apiInUse.foreach(_.close())
   }
 
@@ -309,4 +329,8 @@ object KinesisMicroBatchStream {
 
   /** How long AvailableNow waits for the prefetcher between looks at the catalog. */
   val AvailableNowWaitMs = 100L
+
+  /** The id of the streaming query whose thread calls, as Spark sets it; stable across restarts. */
+  def streamingQueryId(): Option[String] =
+    Option(SparkSession.active.sparkContext.getLocalProperty("sql.streaming.queryId"))
 }

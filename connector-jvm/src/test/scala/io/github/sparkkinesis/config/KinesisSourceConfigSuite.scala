@@ -24,6 +24,7 @@ class KinesisSourceConfigSuite extends AnyFunSuite {
     assert(config.prefetch.maxFetchBytesPerSecond == 1024 * 1024)
     assert(config.prefetch.fetchBufferBytes == 20L * 1024 * 1024 * 1024)
     assert(config.limits == TriggerLimits(None, None))
+    assert(config.consumer == ConsumerConfig(ConsumerMode.Polling, None, "spark-kinesis_", 300000, false))
     assert(config.aws == AwsConfig("eu-west-1", None, AwsCredentialsConfig.DefaultChain))
   }
 
@@ -183,5 +184,36 @@ class KinesisSourceConfigSuite extends AnyFunSuite {
     assert(ByteSizes.parseBytes("1.5m") == Right(1572864L))
     assert(ByteSizes.format(20L << 30) == "20gb")
     assert(ByteSizes.format(1500) == "1500b")
+  }
+
+  test("enhanced fan-out: consumer names, one for all streams or one per stream, behind the prefix") {
+    val efo = base + ("consumerMode" -> "EFO")
+    val two = efo + ("streamName" -> "orders,clicks")
+    assert(parse(efo).consumer.isEfo)
+    assert(parse(efo).consumer.namesFor(Seq("orders"), "q-1") == Map("orders" -> "spark-kinesis_q-1"))
+    assert(
+      parse(two + ("consumerName" -> "lake")).consumer.namesFor(Seq("orders", "clicks"), "q") ==
+        Map("orders" -> "spark-kinesis_lake", "clicks" -> "spark-kinesis_lake"))
+    assert(
+      parse(two ++ Map("consumerName" -> "o.1, c-2", "consumerNamePrefix" -> "databricks_")).consumer
+        .namesFor(Seq("orders", "clicks"), "q") == Map("orders" -> "databricks_o.1", "clicks" -> "databricks_c-2"))
+    assert(parse(efo + ("consumerNamePrefix" -> "")).consumer.namesFor(Seq("orders"), "q") == Map("orders" -> "q"))
+    val config = parse(efo ++ Map("consumerRefreshInterval" -> "10m", "requireConsumerDeregistration" -> "true"))
+    assert(config.consumer.refreshIntervalMs == 600000 && config.consumer.deregisterOnStop)
+  }
+
+  test("enhanced fan-out options that cannot work are refused at load, naming the option") {
+    val efo = base + ("consumerMode" -> "efo")
+    assert(
+      failure(base + ("consumerMode" -> "push"))
+        .contains("'consumerMode' has an invalid value 'push': expected polling or efo"))
+    assert(failure(efo + ("consumerName" -> "my consumer")).contains("'my consumer' is not a consumer name"))
+    assert(failure(efo + ("consumerName" -> "a,,b")).contains("empty consumer name"))
+    val counts = failure(efo ++ Map("streamName" -> "a,b,c", "consumerName" -> "x,y"))
+    assert(counts.contains("'consumerName'") && counts.contains("it names 2 consumers for 3 streams"), counts)
+    val long = failure(efo + ("consumerNamePrefix" -> ("p" * 100)))
+    assert(long.contains("'consumerNamePrefix'") && long.contains("Kinesis allows at most 128"), long)
+    assert(failure(efo + ("consumerRefreshInterval" -> "2h")).contains("it must be at most 1h"))
+    assert(failure(efo + ("consumerNamePrefix" -> "a/b")).contains("'consumerNamePrefix'"))
   }
 }

@@ -48,8 +48,8 @@ class ShardFetcherSuite extends AnyFunSuite {
     val fetcher = f.fetcher()
     f.api.throttleNextGetRecords = 2
     fetcher.fetchOnce()
-    assert(fetcher.nextCallAt == f.clock.nowMillis() + ShardFetcher.ThrottlePauseMs)
-    f.clock.advance(ShardFetcher.ThrottlePauseMs)
+    assert(fetcher.nextCallAt == f.clock.nowMillis() + PolledReads.ThrottlePauseMs)
+    f.clock.advance(PolledReads.ThrottlePauseMs)
     fetcher.fetchOnce()
     val throttled = fetcher.outcome(None, None)
     assert(throttled.cursor.recordsPerCall == 2)

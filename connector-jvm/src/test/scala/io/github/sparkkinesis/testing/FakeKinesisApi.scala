@@ -10,7 +10,8 @@ import io.github.sparkkinesis.offsets.SequenceNumbers
 /**
  * An in-memory Kinesis for unit tests: streams of shards holding records, iterators that can be made to
  * expire, calls that can be made to throttle or fail, records that retention trims, closed shards that
- * expire, streams deleted and created again, and counters of the calls made. Thread-safe (synchronized).
+ * expire, streams deleted and created again, enhanced fan-out consumers and their subscriptions, and
+ * counters of the calls made. Thread-safe (synchronized).
  */
 final class FakeKinesisApi(clock: ManualClock) extends KinesisApi {
   val target = "fake-kinesis (region us-east-1)"
@@ -39,6 +40,25 @@ final class FakeKinesisApi(clock: ManualClock) extends KinesisApi {
 
   /** DescribeStreamSummary is denied, as with an IAM policy that leaves it out. */
   @volatile var denyDescribe = false
+
+  /** Registered consumers: stream ARN and name to status and ARN. */
+  private val consumers = mutable.LinkedHashMap.empty[(String, String), ConsumerInfo]
+  private var consumerSerial = 0
+
+  /** Open subscriptions, by consumer ARN and shard. */
+  private val subscribed = mutable.Set.empty[(String, String)]
+
+  /** How many events a subscription pushes before it ends, as Kinesis ends each after five minutes. */
+  @volatile var eventsPerSubscription = Int.MaxValue
+
+  /** Records per pushed event at most. */
+  @volatile var recordsPerEvent = 1000
+
+  /** Consumers stay CREATING for this many DescribeStreamConsumer calls after registering. */
+  @volatile var describesUntilActive = 1
+
+  /** How many of the next SubscribeToShard calls fail with ResourceInUse. */
+  @volatile var subscriptionsInUse = 0
 
   def createStream(stream: String, shards: Int): Seq[String] = synchronized {
     require(!streams.contains(stream), s"$stream exists")
@@ -125,6 +145,10 @@ final class FakeKinesisApi(clock: ManualClock) extends KinesisApi {
 
   override def getShardIterator(stream: String, shardId: String, start: IteratorStart): String = synchronized {
     calls("GetShardIterator") += 1
+    s"$stream|$shardId|${startIndex(stream, shardId, start)}|$iteratorEpoch"
+  }
+
+  private def startIndex(stream: String, shardId: String, start: IteratorStart): Int = synchronized {
     val shard = streams.getOrElse(stream, throw notFound(stream)).getOrElse(shardId, throw notFound(shardId))
     if (shard.expired) throw notFound(shardId)
     val records = shard.records
@@ -145,7 +169,7 @@ final class FakeKinesisApi(clock: ManualClock) extends KinesisApi {
       case IteratorStart.AtSequenceNumber(seq) => indexOf(seq)
       case IteratorStart.AfterSequenceNumber(seq) => indexOf(seq) + 1
     }
-    s"$stream|$shardId|$index|$iteratorEpoch"
+    index
   }
 
   override def getRecords(stream: String, shardId: String, iterator: String, limit: Int): RecordBatch = synchronized {
@@ -168,6 +192,113 @@ final class FakeKinesisApi(clock: ManualClock) extends KinesisApi {
 
   override def putRecords(stream: String, records: Seq[PutRecord]): Seq[PutResult] =
     throw new UnsupportedOperationException("not used by these tests")
+
+  private def streamOfArn(streamArn: String): String = synchronized {
+    val name = streamArn.substring(streamArn.lastIndexOf('/') + 1)
+    if (!streams.contains(name)) throw notFound(streamArn)
+    name
+  }
+
+  private val describesLeft = mutable.Map.empty[String, Int]
+
+  override def describeConsumer(streamArn: String, consumerName: String): Option[ConsumerInfo] = synchronized {
+    calls("DescribeStreamConsumer") += 1
+    streamOfArn(streamArn)
+    consumers.get((streamArn, consumerName)).map { c =>
+      val left = describesLeft.getOrElse(c.arn, 0)
+      if (left > 0) {
+        describesLeft(c.arn) = left - 1
+        c
+      } else {
+        val active = c.copy(status = "ACTIVE")
+        consumers((streamArn, consumerName)) = active
+        active
+      }
+    }
+  }
+
+  override def registerConsumer(streamArn: String, consumerName: String): ConsumerInfo = synchronized {
+    calls("RegisterStreamConsumer") += 1
+    streamOfArn(streamArn)
+    if (consumers.contains((streamArn, consumerName)))
+      throw new KinesisApiException.InUse(s"consumer $consumerName exists", null)
+    consumerSerial += 1
+    val c =
+      ConsumerInfo(consumerName, s"$streamArn/consumer/$consumerName:$consumerSerial", "CREATING", clock.nowMillis())
+    consumers((streamArn, consumerName)) = c
+    describesLeft(c.arn) = describesUntilActive
+    c
+  }
+
+  override def listConsumers(streamArn: String): Seq[ConsumerInfo] = synchronized {
+    calls("ListStreamConsumers") += 1
+    streamOfArn(streamArn)
+    consumers.collect { case ((arn, _), c) if arn == streamArn => c }.toSeq
+  }
+
+  override def deregisterConsumer(streamArn: String, consumerName: String): Unit = synchronized {
+    calls("DeregisterStreamConsumer") += 1
+    consumers.remove((streamArn, consumerName)).getOrElse(throw notFound(consumerName))
+  }
+
+  private def consumerExists(consumerArn: String): Boolean = synchronized(consumers.values.exists(_.arn == consumerArn))
+
+  override def subscribeToShard(consumerArn: String, shardId: String, start: IteratorStart): ShardSubscription =
+    synchronized {
+      calls("SubscribeToShard") += 1
+      if (!consumerExists(consumerArn)) throw notFound(consumerArn)
+      if (subscriptionsInUse > 0) {
+        subscriptionsInUse -= 1
+        throw new KinesisApiException.InUse(s"another subscription of $consumerArn to $shardId is open", null)
+      }
+      if (subscribed.contains((consumerArn, shardId)))
+        throw new KinesisApiException.InUse(s"another subscription of $consumerArn to $shardId is open", null)
+      val stream = consumerArn.substring(consumerArn.indexOf("stream/") + 7, consumerArn.indexOf("/consumer/"))
+      val index = startIndex(stream, shardId, start)
+      subscribed += ((consumerArn, shardId))
+      new FakeSubscription(consumerArn, stream, shardId, index)
+    }
+
+  /** Pushes what the shard holds from `index` on, an event per call of `next`, `eventsPerSubscription` in all. */
+  private final class FakeSubscription(consumerArn: String, stream: String, shardId: String, var index: Int)
+      extends ShardSubscription {
+    private var events = 0
+    private var open = true
+
+    override def next(timeoutMs: Long): Option[SubscriptionEvent] = FakeKinesisApi.this.synchronized {
+      if (!open || events >= eventsPerSubscription) {
+        close()
+        Some(SubscriptionEvent.Ended)
+      } else if (!consumerExists(consumerArn)) {
+        close()
+        throw notFound(consumerArn)
+      } else {
+        val shard = streams.getOrElse(stream, throw notFound(stream))(shardId)
+        val batch = shard.records.slice(index, index + recordsPerEvent).toVector
+        index += batch.size
+        events += 1
+        val atEnd = index >= shard.records.size
+        if (batch.isEmpty && !shard.info.isClosed) {
+          clock.sleep(timeoutMs)
+          None
+        } else if (atEnd && shard.info.isClosed) {
+          val children = streams(stream).values.filter(_.info.parents.contains(shardId)).map(_.info.shardId).toSeq
+          Some(SubscriptionEvent.Records(batch, None, 0L, children))
+        } else {
+          val continuation = batch.lastOption.map(_.sequenceNumber).getOrElse(shard.info.startingSequenceNumber)
+          Some(SubscriptionEvent.Records(batch, Some(continuation), if (atEnd || reportNoLag) 0L else 1000L, Nil))
+        }
+      }
+    }
+
+    override def close(): Unit = FakeKinesisApi.this.synchronized {
+      open = false
+      subscribed -= ((consumerArn, shardId))
+    }
+  }
+
+  /** Subscriptions open now. */
+  def openSubscriptions: Int = synchronized(subscribed.size)
 
   override def close(): Unit = ()
 

@@ -43,6 +43,7 @@ final class InMemoryBlockStore extends BlockStore {
 
 /** Prefetch tasks run in the prefetcher's own thread, against a fake Kinesis and an in-memory store. */
 final class LocalPrefetchRuntime(api: FakeKinesisApi, clock: Clock) extends PrefetchRuntime {
+  private val RealPauseMs = 5L
   override val store = new InMemoryBlockStore
 
   override def executorApi(aws: AwsConfig): KinesisApi = api
@@ -52,6 +53,9 @@ final class LocalPrefetchRuntime(api: FakeKinesisApi, clock: Clock) extends Pref
   override def jobs(config: KinesisSourceConfig): PrefetchJobs = new PrefetchJobs {
     override def run(tasks: Seq[PrefetchTaskSpec]): Seq[ShardFetchOutcome] = {
       jobsRun += 1
+      // A manual clock lets idle tasks end at once; a real pause keeps the loop from spinning (and filling
+      // the log) while a test looks elsewhere.
+      Thread.sleep(RealPauseMs)
       tasks.flatMap(t => PrefetchTask.run(t, config.prefetch, api, store, clock, attempts.incrementAndGet()))
     }
     override def cancel(): Unit = ()

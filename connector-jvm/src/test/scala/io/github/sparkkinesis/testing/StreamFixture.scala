@@ -23,7 +23,8 @@ class StreamFixture(
     streams: Seq[String] = Seq("s"),
     maxRecords: Int = 100,
     limits: TriggerLimits = TriggerLimits(None, None),
-    prefetch: PrefetchConfig => PrefetchConfig = identity) {
+    prefetch: PrefetchConfig => PrefetchConfig = identity,
+    consumer: ConsumerConfig = ConsumerConfig.Polling) {
   private implicit val patience: Eventually.PatienceConfig = StreamFixture.Patience
   val clock = new ManualClock()
   val api = new FakeKinesisApi(clock)
@@ -35,12 +36,20 @@ class StreamFixture(
     maxShardsPerDescribe = 100,
     prefetch(PrefetchConfig.Defaults.copy(maxRecordsPerFetch = maxRecords, maxFetchDurationMs = 1000)),
     limits,
+    consumer,
     StreamFixture.Aws
   )
   var runtime = new LocalPrefetchRuntime(api, clock)
   def newStream() = {
     runtime = new LocalPrefetchRuntime(api, clock)
-    new KinesisMicroBatchStream(config, checkpoint, clock, _ => api, () => new Configuration(), runtime)
+    new KinesisMicroBatchStream(
+      config,
+      checkpoint,
+      clock,
+      _ => api,
+      () => new Configuration(),
+      runtime,
+      () => Some(StreamFixture.QueryId))
   }
   var stream = newStream()
 
@@ -94,6 +103,7 @@ class StreamFixture(
 }
 
 object StreamFixture {
+  val QueryId = "5d2a4c1e-8f3b-4a8e-9c61-2b7f0e9d3a11"
   val Patience: Eventually.PatienceConfig = Eventually.PatienceConfig(timeout = Span(20, Seconds))
 
   val Aws: AwsConfig = AwsConfig("us-east-1", Some("http://fake"), AwsCredentialsConfig.DefaultChain)

@@ -1,0 +1,84 @@
+package io.github.sparkkinesis.prefetch
+
+import io.github.sparkkinesis.client.{IteratorStart, KinesisApi, KinesisApiException}
+import io.github.sparkkinesis.config.PrefetchConfig
+import io.github.sparkkinesis.fetch.ShardIterators
+import io.github.sparkkinesis.offsets.ShardKey
+import io.github.sparkkinesis.util.Clock
+import org.slf4j.LoggerFactory
+
+/**
+ * Polling: paced GetRecords calls on a shard iterator, within Kinesis' limits per shard:
+ *
+ *  - at most `maxRecordsPerFetch` records per call;
+ *  - calls at least `minFetchPeriod` apart;
+ *  - on average at most `maxFetchRate`: after a call that returned `b` bytes the next waits `b / rate`;
+ *  - when throttled, half as many records per call and a five-second pause; the size doubles back with each
+ *    call that succeeds.
+ *
+ * An iterator that expired is opened again at `resumeAt`.
+ */
+private[prefetch] final class PolledReads(
+    api: KinesisApi,
+    key: ShardKey,
+    config: PrefetchConfig,
+    start: FetchCursor,
+    clock: Clock)
+    extends ShardReads {
+  import PolledReads._
+
+  private var iterator = start.iterator
+  private var notBefore = start.notBeforeMs
+  private var recordsPerCall = start.recordsPerCall
+  private var made = 0
+
+  override def nextStepAt: Long = notBefore
+  override def calls: Int = made
+  override def cursor: FetchCursor = FetchCursor(iterator, notBefore, recordsPerCall)
+  override def reset(): Unit = iterator = None
+  override def close(): Unit = ()
+
+  override def step(resumeAt: => IteratorStart): ReadStep = {
+    val startedAt = clock.nowMillis()
+    val current = iterator.getOrElse {
+      val opened = ShardIterators.open(api, key, resumeAt, config.failOnDataLoss)
+      iterator = Some(opened)
+      opened
+    }
+    val asked = recordsPerCall
+    made += 1
+    try {
+      val batch = api.getRecords(key.stream, key.shardId, current, asked)
+      recordsPerCall = math.min(config.maxRecordsPerFetch, recordsPerCall * 2)
+      iterator = batch.nextIterator
+      val bytes = batch.records.iterator.map(_.data.length.toLong).sum
+      notBefore = startedAt + math.max(config.minFetchPeriodMs, bytes * 1000 / config.maxFetchBytesPerSecond)
+      ReadStep.Read(
+        batch.records,
+        batch.millisBehindLatest,
+        // Kinesis computes the lag from arrival times, so records that arrived in the same millisecond can
+        // show a lag of 0 while more of them are left: a full answer is never taken for the tip.
+        atTip = batch.millisBehindLatest == 0 && batch.records.size < asked,
+        shardEnded = batch.nextIterator.isEmpty,
+        asOf = startedAt
+      )
+    } catch {
+      case _: KinesisApiException.ExpiredIterator =>
+        log.debug(s"Shard iterator of $key expired; renewing it")
+        iterator = None
+        ReadStep.Nothing
+      case _: KinesisApiException.Throttled =>
+        recordsPerCall = math.max(1, recordsPerCall / 2)
+        notBefore = startedAt + ThrottlePauseMs
+        log.warn(s"Hit rate limit. Sleeping for 5 seconds. ($key; next calls ask for $recordsPerCall records)")
+        ReadStep.Throttled
+    }
+  }
+}
+
+private[prefetch] object PolledReads {
+  private val log = LoggerFactory.getLogger(classOf[PolledReads])
+
+  /** How long a throttled shard rests, as the Databricks source's log line says. */
+  val ThrottlePauseMs = 5000L
+}

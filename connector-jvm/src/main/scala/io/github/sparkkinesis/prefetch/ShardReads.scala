@@ -1,0 +1,59 @@
+package io.github.sparkkinesis.prefetch
+
+import io.github.sparkkinesis.client.{IteratorStart, KinesisRecord}
+
+/**
+ * How a prefetch task gets a shard's records: by polling with GetRecords ([[PolledReads]]) or from an
+ * enhanced fan-out subscription ([[SubscribedReads]]). Each keeps its own pacing and open position; what
+ * was read, where reading stands and when to stop are [[ShardFetcher]]'s, the same for both. Not
+ * thread-safe: one thread drives it.
+ */
+private[prefetch] trait ShardReads extends AutoCloseable {
+
+  /** The earliest instant of the next [[step]]. */
+  def nextStepAt: Long
+
+  /**
+   * One step: one GetRecords call, or waiting briefly for one pushed event. `resumeAt` is where to open the
+   * shard when nothing is open: after the last record read, or where the task started.
+   */
+  def step(resumeAt: => IteratorStart): ReadStep
+
+  /** Forgets the open position; the next step opens the shard again at `resumeAt`. */
+  def reset(): Unit
+
+  /** Kinesis calls made. */
+  def calls: Int
+
+  /** What the next task needs to go on reading as this one did. */
+  def cursor: FetchCursor
+
+  /** Releases what is open (a subscription); the shard's position is the fetcher's. */
+  override def close(): Unit
+}
+
+private[prefetch] sealed trait ReadStep
+
+private[prefetch] object ReadStep {
+
+  /**
+   * Records, in order.
+   *
+   * @param atTip      nothing newer is in the shard as far as this answer can tell
+   * @param shardEnded the shard is closed and these are its last records
+   * @param asOf       the answer shows the shard as it was at this instant or later (for Trigger.AvailableNow)
+   */
+  final case class Read(
+      records: Seq[KinesisRecord],
+      millisBehindLatest: Long,
+      atTip: Boolean,
+      shardEnded: Boolean,
+      asOf: Long)
+      extends ReadStep
+
+  /** Kinesis throttled the call; the reads wait before the next. */
+  case object Throttled extends ReadStep
+
+  /** Nothing this step: an iterator or a subscription was opened or renewed, or no event came yet. */
+  case object Nothing extends ReadStep
+}

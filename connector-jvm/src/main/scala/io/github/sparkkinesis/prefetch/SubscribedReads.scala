@@ -1,0 +1,132 @@
+package io.github.sparkkinesis.prefetch
+
+import io.github.sparkkinesis.client.{
+  IteratorStart,
+  KinesisApi,
+  KinesisApiException,
+  ShardSubscription,
+  SubscriptionEvent
+}
+import io.github.sparkkinesis.config.PrefetchConfig
+import io.github.sparkkinesis.fetch.ShardIterators
+import io.github.sparkkinesis.offsets.ShardKey
+import io.github.sparkkinesis.util.Clock
+import org.slf4j.LoggerFactory
+
+/**
+ * Enhanced fan-out: records pushed by a SubscribeToShard subscription of the query's consumer. A task
+ * subscribes once per shard and takes the events as they come; when Kinesis ends the subscription (after
+ * five minutes) or it is older than `subscriptionLifetimeMs`, the next step subscribes again after the last
+ * record read. Subscriptions to one shard are at least a second apart, Kinesis' limit per consumer and
+ * shard; when Kinesis answers that the shard is busy (the previous subscription is not released yet) or
+ * throttles, the next attempt waits, twice as long each time up to [[SubscribedReads.MaxBackoffMs]].
+ *
+ * A failure of the subscription other than those is thrown; [[PrefetchTask]] reports it to the driver.
+ */
+private[prefetch] final class SubscribedReads(
+    api: KinesisApi,
+    key: ShardKey,
+    consumerArn: String,
+    config: PrefetchConfig,
+    start: FetchCursor,
+    clock: Clock)
+    extends ShardReads {
+  import SubscribedReads._
+
+  private var subscription = Option.empty[ShardSubscription]
+  private var subscribedAt = 0L
+
+  /** The next subscription is not before this instant. */
+  private var notBefore = start.notBeforeMs
+  private var backoffs = 0
+  private var made = 0
+
+  /** While subscribed, at once: a step waits for the next event itself. */
+  override def nextStepAt: Long = if (subscription.isDefined) clock.nowMillis() else notBefore
+  override def calls: Int = made
+  override def cursor: FetchCursor = FetchCursor(None, notBefore, start.recordsPerCall)
+
+  override def reset(): Unit = close()
+
+  override def close(): Unit = {
+    subscription.foreach(_.close())
+    subscription = None
+  }
+
+  override def step(resumeAt: => IteratorStart): ReadStep = {
+    if (subscription.isDefined && clock.nowMillis() - subscribedAt >= config.subscriptionLifetimeMs) {
+      log.debug(s"Renewing the subscription to $key after ${config.subscriptionLifetimeMs} ms")
+      close()
+    }
+    subscription match {
+      case None => subscribe(resumeAt)
+      case Some(open) =>
+        try received(open.next(EventWaitMs))
+        catch {
+          case e @ (_: KinesisApiException.InUse | _: KinesisApiException.Throttled) =>
+            close()
+            refused(e)
+          case e: KinesisApiException =>
+            close()
+            throw e
+        }
+    }
+  }
+
+  private def received(event: Option[SubscriptionEvent]): ReadStep = event match {
+    case None => ReadStep.Nothing
+    case Some(SubscriptionEvent.Ended) =>
+      log.debug(s"The subscription to $key ended; subscribing again")
+      close()
+      ReadStep.Nothing
+    case Some(r: SubscriptionEvent.Records) =>
+      backoffs = 0
+      ReadStep.Read(
+        r.records,
+        r.millisBehindLatest,
+        atTip = r.millisBehindLatest == 0,
+        shardEnded = r.shardEnded,
+        asOf = subscribedAt)
+  }
+
+  private def subscribe(resumeAt: IteratorStart): ReadStep = {
+    val now = clock.nowMillis()
+    made += 1
+    // The next subscription to this shard, in this task or the next, is not sooner than Kinesis allows.
+    notBefore = now + MinSubscribeIntervalMs
+    try {
+      subscription = Some(
+        ShardIterators.openAt(key, resumeAt, config.failOnDataLoss)(at =>
+          api.subscribeToShard(consumerArn, key.shardId, at))
+      )
+      subscribedAt = now
+      ReadStep.Nothing
+    } catch {
+      case e @ (_: KinesisApiException.InUse | _: KinesisApiException.Throttled) => refused(e)
+    }
+  }
+
+  /**
+   * Kinesis refused the subscription (it answers asynchronously, so this shows on subscribing or with the
+   * first event): the shard is busy or the calls too frequent. The next attempt waits.
+   */
+  private def refused(e: Throwable): ReadStep = {
+    backoffs += 1
+    val pause = math.min(MaxBackoffMs, MinSubscribeIntervalMs << math.min(10, backoffs - 1))
+    notBefore = clock.nowMillis() + pause
+    log.info(s"Subscribing to $key was refused (${e.getMessage}); trying again in $pause ms")
+    if (e.isInstanceOf[KinesisApiException.Throttled]) ReadStep.Throttled else ReadStep.Nothing
+  }
+}
+
+private[prefetch] object SubscribedReads {
+  private val log = LoggerFactory.getLogger(classOf[SubscribedReads])
+
+  /** Kinesis allows one SubscribeToShard call per second per consumer and shard. */
+  val MinSubscribeIntervalMs = 1000L
+
+  val MaxBackoffMs = 10000L
+
+  /** How long one step waits for an event, so that the task sees soon when it is over. */
+  val EventWaitMs = 20L
+}
