@@ -9,8 +9,10 @@ import java.util.concurrent.atomic.AtomicLong
 
 import scala.jdk.CollectionConverters._
 
-import io.github.sparkkinesis.client.{IteratorStart, KinesisAdminApi, KinesisClientFactory, PutRecord}
+import io.github.sparkkinesis.client._
+import io.github.sparkkinesis.consumers.ConsumerRegistration
 import io.github.sparkkinesis.testing.{EmulatorProcess, KinesisEmulator}
+import io.github.sparkkinesis.util.SystemClock
 import org.apache.spark.sql.{DataFrame, SparkSession}
 import org.apache.spark.sql.streaming.Trigger
 
@@ -30,6 +32,9 @@ import org.apache.spark.sql.streaming.Trigger
  *  - connector: a query with the documented low-latency settings (maxFetchDuration 200ms, minFetchPeriod
  *    210ms) into a `foreachBatch` sink.
  *
+ * Both again with enhanced fan-out, side by side with polling: the baseline a SubscribeToShard subscription
+ * per shard through the SDK's HTTP/2 client, the connector with `consumerMode` efo.
+ *
  * Runs on kinesis-local unless KINESIS_ENDPOINT is set. Prints a table and writes
  * bench/results/read-benchmark.json.
  * Usage: dev/bench [shards=4] [recordsPerShard=2000] [payloadBytes=200] [latencyRecords=300]
@@ -45,6 +50,11 @@ object ReadBenchmark {
     private val sorted = millis.sorted
     def percentile(p: Double): Long = sorted(math.min(sorted.size - 1, math.ceil(p / 100 * sorted.size).toInt - 1))
   }
+
+  /** The connector's enhanced fan-out settings; the benchmark's consumers go when its queries stop. */
+  private val Efo = Map("consumerMode" -> "efo", "requireConsumerDeregistration" -> "true")
+
+  private def isEfo(options: Map[String, String]): Boolean = options.get("consumerMode").contains("efo")
 
   private val PutIntervalMs = 50L
   private val PollIntervalMs = 210L
@@ -85,13 +95,21 @@ object ReadBenchmark {
       val warmUp = newStream("bench-warm-up")
       write(admin, warmUp, 10 * shards, payload)
       sparkRead(spark, warmUp, options)
+      sparkRead(spark, warmUp, options ++ Efo)
       val written = write(admin, loaded, shards * perShard, payload)
       println(s"Wrote $written records of $payload bytes to $shards shards of $loaded at $endpoint")
-      val throughput = Seq(sdkRead(admin, loaded), sparkRead(spark, loaded, options))
+      val throughput = Seq(
+        sdkRead(admin, loaded),
+        sparkRead(spark, loaded, options),
+        sdkSubscribedRead(admin, loaded, written),
+        sparkRead(spark, loaded, options ++ Efo)
+      )
       throughput.foreach(r => require(r.records == written, s"${r.name} read ${r.records} of $written records"))
       val latency = Seq(
         sdkLatency(admin, live, latencyRecords),
-        sparkLatency(spark, admin, live, options, latencyRecords)
+        sparkLatency(spark, admin, live, options, latencyRecords),
+        sdkSubscribedLatency(admin, live, latencyRecords),
+        sparkLatency(spark, admin, live, options ++ Efo, latencyRecords)
       )
       report(root, throughput, latency, s"dev/bench $shards $perShard $payload $latencyRecords", endpoint)
     } finally {
@@ -167,7 +185,69 @@ object ReadBenchmark {
     query.awaitTermination()
     val millis = (System.nanoTime() - started) / 1000000
     val batches = query.recentProgress.count(_.numInputRows > 0)
-    Throughput(s"connector, Trigger.AvailableNow ($batches batches)", counted.get, bytes.get, millis)
+    val mode = if (isEfo(options)) "connector efo" else "connector"
+    Throughput(s"$mode, Trigger.AvailableNow ($batches batches)", counted.get, bytes.get, millis)
+  }
+
+  /** The stream's consumer for the SDK baselines, registered and ACTIVE; deregister it when done. */
+  private def sdkConsumer(admin: KinesisAdminApi, stream: String): String = {
+    val streamArn = admin.describeStream(stream).arn
+    ConsumerRegistration.activate(admin, stream, streamArn, s"bench-sdk-$stream", SystemClock).arn
+  }
+
+  private def dropSdkConsumer(admin: KinesisAdminApi, stream: String): Unit =
+    admin.deregisterConsumer(admin.describeStream(stream).arn, s"bench-sdk-$stream")
+
+  /**
+   * Every shard read through one subscription each from TRIM_HORIZON, in parallel, until `expected`
+   * records have arrived; a subscription that ends or is refused is renewed after the last record read.
+   */
+  private def sdkSubscribedRead(admin: KinesisAdminApi, stream: String, expected: Int): Throughput = {
+    val consumer = sdkConsumer(admin, stream)
+    val shards = admin.listShards(stream, 100)
+    val (records, bytes) = (new AtomicLong(), new AtomicLong())
+    val started = System.nanoTime()
+    subscribeAll(admin, consumer, shards.map(_.shardId), IteratorStart.TrimHorizon, records.get >= expected) { r =>
+      records.incrementAndGet()
+      bytes.addAndGet(r.data.length.toLong)
+    }
+    val millis = (System.nanoTime() - started) / 1000000
+    dropSdkConsumer(admin, stream)
+    Throughput("AWS SDK SubscribeToShard, a subscription per shard", records.get, bytes.get, millis)
+  }
+
+  /** Reads each shard through subscriptions, on a thread each, handing records to `seen`, until `done`. */
+  private def subscribeAll(
+      admin: KinesisAdminApi,
+      consumer: String,
+      shards: Seq[String],
+      start: IteratorStart,
+      done: => Boolean)(seen: KinesisRecord => Unit): Unit = {
+    val pool = Executors.newFixedThreadPool(shards.size)
+    val readers = shards.map { shard =>
+      pool.submit(new Runnable {
+        def run(): Unit = {
+          var from = start
+          while (!done) {
+            val subscription = admin.subscribeToShard(consumer, shard, from)
+            try {
+              var open = true
+              while (open && !done) subscription.next(20) match {
+                case Some(e: SubscriptionEvent.Records) =>
+                  e.records.foreach(seen)
+                  e.records.lastOption.foreach(r => from = IteratorStart.AfterSequenceNumber(r.sequenceNumber))
+                case Some(SubscriptionEvent.Ended) => open = false
+                case None => ()
+              }
+            } catch {
+              case _: KinesisApiException.InUse => Thread.sleep(200)
+            } finally subscription.close()
+          }
+        }
+      })
+    }
+    readers.foreach(_.get())
+    pool.shutdown()
   }
 
   // ---- latency ----
@@ -206,6 +286,26 @@ object ReadBenchmark {
     Latency(s"AWS SDK GetRecords every $PollIntervalMs ms", latencies.asScala.toSeq)
   }
 
+  private def sdkSubscribedLatency(admin: KinesisAdminApi, stream: String, count: Int): Latency = {
+    val consumer = sdkConsumer(admin, stream)
+    val shards = admin.listShards(stream, 100).map(_.shardId)
+    val latencies = new ConcurrentLinkedQueue[Long]()
+    val reading = Executors.newSingleThreadExecutor()
+    val readers = reading.submit(new Runnable {
+      def run(): Unit =
+        subscribeAll(admin, consumer, shards, IteratorStart.Latest, latencies.size >= count) { r =>
+          latencies.add(System.currentTimeMillis() - new String(r.data, UTF_8).toLong)
+        }
+    })
+    Thread.sleep(3000) // every shard has a subscription that delivers
+    putTimestamped(admin, stream, count)
+    waitFor(latencies.size >= count, "the SDK subscriptions")
+    readers.get()
+    reading.shutdown()
+    dropSdkConsumer(admin, stream)
+    Latency("AWS SDK SubscribeToShard", latencies.asScala.toSeq)
+  }
+
   private def sparkLatency(
       spark: SparkSession,
       admin: KinesisAdminApi,
@@ -232,7 +332,10 @@ object ReadBenchmark {
     putTimestamped(admin, stream, count)
     waitFor(latencies.size >= count, "the query")
     query.stop()
-    Latency("connector, maxFetchDuration 200ms, minFetchPeriod 210ms", latencies.asScala.toSeq)
+    val name =
+      if (isEfo(options)) "connector efo, maxFetchDuration 200ms"
+      else "connector, maxFetchDuration 200ms, minFetchPeriod 210ms"
+    Latency(name, latencies.asScala.toSeq)
   }
 
   private def waitFor(done: => Boolean, what: String): Unit = {
@@ -256,7 +359,8 @@ object ReadBenchmark {
       println(f"${r.name}%-58s ${r.records}%8d ${r.millis}%7d ${r.recordsPerSecond}%10.0f ${r.megabytesPerSecond}%6.2f")
     }
     val ratio = throughput(1).recordsPerSecond / throughput(0).recordsPerSecond
-    println(f"connector / SDK: $ratio%.2f")
+    val efoRatio = throughput(3).recordsPerSecond / throughput(2).recordsPerSecond
+    println(f"connector / SDK: polling $ratio%.2f, enhanced fan-out $efoRatio%.2f")
     println(f"${"PutRecord to reader"}%-58s ${"records"}%8s ${"p50 ms"}%7s ${"p99 ms"}%7s")
     latency.foreach { l =>
       println(f"${l.name}%-58s ${l.millis.size}%8d ${l.percentile(50)}%7d ${l.percentile(99)}%7d")
@@ -287,6 +391,7 @@ object ReadBenchmark {
          |$throughputJson
          |  ],
          |  "connectorToSdkThroughputRatio": ${f"$ratio%.3f"},
+         |  "connectorToSdkThroughputRatioEfo": ${f"$efoRatio%.3f"},
          |  "latency": [
          |$latencyJson
          |  ]

@@ -16,7 +16,22 @@ import org.slf4j.LoggerFactory
  * @param streamId      the block id namespace of the query's source
  * @param arrivedBefore under Trigger.AvailableNow the run's start (epoch ms), else Long.MaxValue
  */
-final case class PrefetchTaskSpec(shards: Seq[ShardFetchSpec], streamId: Int, arrivedBefore: Long)
+final case class PrefetchTaskSpec(shards: Seq[ShardFetchSpec], streamId: Int, arrivedBefore: Long) {
+
+  /**
+   * Where the task should run: the executor where subscriptions of its shards were left open, if any, so
+   * that the next task goes on with them instead of subscribing again.
+   */
+  def preferredLocations: Seq[String] =
+    shards
+      .filter(_.consumerArn.isDefined)
+      .flatMap(_.cursor.executor)
+      .groupBy(identity)
+      .toSeq
+      .sortBy { case (location, times) => (-times.size, location) }
+      .take(1)
+      .map(_._1)
+}
 
 /**
  * Runs a prefetch task on an executor. The task reads until one of these, whichever comes first:
@@ -51,11 +66,12 @@ object PrefetchTask {
       store: BlockStore,
       clock: Clock,
       taskAttemptId: Long,
-      cancelled: () => Boolean = () => false
+      cancelled: () => Boolean = () => false,
+      subscriptions: => SubscriptionPool = SubscriptionPool.shared
   ): Seq[ShardFetchOutcome] = {
     val startedAt = clock.nowMillis()
     val progress = new Progress(startedAt, startedAt + config.maxFetchDurationMs, spec.shards.size, cancelled)
-    val fetchers = spec.shards.map(s => new ShardFetcher(api, s, config, spec.arrivedBefore, clock))
+    val fetchers = spec.shards.map(s => new ShardFetcher(api, s, config, spec.arrivedBefore, clock, subscriptions))
     val futures: Seq[Future[Option[FetchFailure]]] = fetchers.map { fetcher =>
       threads.submit(new Callable[Option[FetchFailure]] {
         override def call(): Option[FetchFailure] = readUntilDone(fetcher, progress, clock)

@@ -14,18 +14,20 @@ import io.github.sparkkinesis.util.Clock
  * stands, what it read, the shard's end and Trigger.AvailableNow's cut-off are kept here, alike for both.
  *
  * Under Trigger.AvailableNow (`arrivedBefore` < Long.MaxValue) it keeps only records that arrived before
- * the run's start and stops once it has them all. Not thread-safe: one thread drives it.
+ * the run's start and stops once it has them all. Subscriptions open at the task's end are left in
+ * `subscriptions` for the next task on this executor. Not thread-safe: one thread drives it.
  */
 final class ShardFetcher(
     api: KinesisApi,
     spec: ShardFetchSpec,
     config: PrefetchConfig,
     arrivedBefore: Long,
-    clock: Clock) {
+    clock: Clock,
+    subscriptions: => SubscriptionPool = SubscriptionPool.shared) {
 
   private val key = spec.shard
   private val reads: ShardReads = spec.consumerArn match {
-    case Some(consumer) => new SubscribedReads(api, key, consumer, config, spec.cursor, clock)
+    case Some(consumer) => new SubscribedReads(api, key, consumer, config, spec.cursor, subscriptions, clock)
     case None => new PolledReads(api, key, config, spec.cursor, clock)
   }
 

@@ -6,6 +6,7 @@ import io.github.sparkkinesis.client.SharedKinesisApis
 import io.github.sparkkinesis.config.{AwsConfig, PrefetchConfig}
 import io.github.sparkkinesis.util.SystemClock
 import org.apache.spark.{SparkContext, SparkThrowable, TaskContext}
+import org.apache.spark.sparkkinesis.SparkBlocks
 
 /**
  * Prefetch tasks as Spark jobs: one partition per task, run on the executors, each task storing its blocks
@@ -21,7 +22,8 @@ final class SparkPrefetchJobs(sc: SparkContext, config: PrefetchConfig, aws: Aws
   override def run(tasks: Seq[PrefetchTaskSpec]): Seq[ShardFetchOutcome] = {
     prepareThread()
     sc.setJobDescription(s"Kinesis prefetch for $description: ${tasks.map(_.shards.size).sum} shards")
-    sc.runJob(sc.parallelize(tasks, tasks.size), SparkPrefetchJobs.taskBody(config, aws)).toSeq.flatten
+    val rdd = sc.makeRDD(tasks.map(t => (t, t.preferredLocations)))
+    sc.runJob(rdd, SparkPrefetchJobs.taskBody(config, aws)).toSeq.flatten
   }
 
   /**
@@ -52,15 +54,19 @@ object SparkPrefetchJobs {
   private def taskBody(
       config: PrefetchConfig,
       aws: AwsConfig): (TaskContext, Iterator[PrefetchTaskSpec]) => Seq[ShardFetchOutcome] =
-    (context, specs) =>
+    (context, specs) => {
+      val here = Some(SparkBlocks.executorLocation)
       specs.toSeq.flatMap { spec =>
-        PrefetchTask.run(
-          spec,
-          config,
-          SharedKinesisApis.get(aws),
-          SparkBlockStore,
-          SystemClock,
-          context.taskAttemptId(),
-          () => context.isInterrupted())
+        PrefetchTask
+          .run(
+            spec,
+            config,
+            SharedKinesisApis.get(aws),
+            SparkBlockStore,
+            SystemClock,
+            context.taskAttemptId(),
+            () => context.isInterrupted())
+          .map(o => o.copy(cursor = o.cursor.copy(executor = here)))
       }
+    }
 }

@@ -14,12 +14,14 @@ import io.github.sparkkinesis.util.Clock
 import org.slf4j.LoggerFactory
 
 /**
- * Enhanced fan-out: records pushed by a SubscribeToShard subscription of the query's consumer. A task
- * subscribes once per shard and takes the events as they come; when Kinesis ends the subscription (after
- * five minutes) or it is older than `subscriptionLifetimeMs`, the next step subscribes again after the last
- * record read. Subscriptions to one shard are at least a second apart, Kinesis' limit per consumer and
- * shard; when Kinesis answers that the shard is busy (the previous subscription is not released yet) or
- * throttles, the next attempt waits, twice as long each time up to [[SubscribedReads.MaxBackoffMs]].
+ * Enhanced fan-out: records pushed by a SubscribeToShard subscription of the query's consumer. A task goes
+ * on with the subscription the previous task on this executor left in `pool` at the position it starts
+ * from, or subscribes, and takes the events as they come; at its end it leaves the subscription open in the
+ * pool. When Kinesis ends the subscription (after five minutes) or it is older than
+ * `subscriptionLifetimeMs`, the next step subscribes again after the last record read. Subscriptions to one
+ * shard are at least a second apart, Kinesis' limit per consumer and shard; when Kinesis answers that the
+ * shard is busy (the previous subscription is not released yet) or throttles, the next attempt waits,
+ * twice as long each time up to [[SubscribedReads.MaxBackoffMs]].
  *
  * A failure of the subscription other than those is thrown; [[PrefetchTask]] reports it to the driver.
  */
@@ -29,12 +31,23 @@ private[prefetch] final class SubscribedReads(
     consumerArn: String,
     config: PrefetchConfig,
     start: FetchCursor,
+    pool: SubscriptionPool,
     clock: Clock)
     extends ShardReads {
   import SubscribedReads._
 
   private var subscription = Option.empty[ShardSubscription]
   private var subscribedAt = 0L
+  private var lookedInPool = false
+
+  /**
+   * When the subscription's next event was asked for: it shows the shard as of then or later. Events are
+   * asked for one at a time, so one may wait, older, while the subscription is in the pool.
+   */
+  private var requestedAt = 0L
+
+  /** Where the open subscription stands: after the last record it delivered, or where it was opened. */
+  private var position: IteratorStart = IteratorStart.Latest
 
   /** The next subscription is not before this instant. */
   private var notBefore = start.notBeforeMs
@@ -42,32 +55,51 @@ private[prefetch] final class SubscribedReads(
   private var made = 0
 
   /** While subscribed, at once: a step waits for the next event itself. */
-  override def nextStepAt: Long = if (subscription.isDefined) clock.nowMillis() else notBefore
+  override def nextStepAt: Long =
+    if (subscription.isDefined || !lookedInPool) clock.nowMillis() else notBefore
   override def calls: Int = made
   override def cursor: FetchCursor = FetchCursor(None, notBefore, start.recordsPerCall)
 
-  override def reset(): Unit = close()
-
-  override def close(): Unit = {
+  /** Ends the open subscription: reading goes on elsewhere. */
+  override def reset(): Unit = {
     subscription.foreach(_.close())
     subscription = None
   }
 
+  /** The task is over: its open subscription waits in the pool for the next task. */
+  override def close(): Unit = {
+    subscription.foreach { s =>
+      pool.give(consumerArn, key, SubscriptionPool.LeftOpen(s, position, subscribedAt, requestedAt))
+    }
+    subscription = None
+  }
+
   override def step(resumeAt: => IteratorStart): ReadStep = {
+    if (!lookedInPool) {
+      lookedInPool = true
+      val at = resumeAt
+      pool.take(consumerArn, key, at).foreach { left =>
+        subscription = Some(left.subscription)
+        subscribedAt = left.subscribedAt
+        requestedAt = left.requestedAt
+        position = at
+      }
+    }
     if (subscription.isDefined && clock.nowMillis() - subscribedAt >= config.subscriptionLifetimeMs) {
       log.debug(s"Renewing the subscription to $key after ${config.subscriptionLifetimeMs} ms")
-      close()
+      reset()
     }
     subscription match {
+      case None if clock.nowMillis() < notBefore => ReadStep.Nothing
       case None => subscribe(resumeAt)
       case Some(open) =>
         try received(open.next(EventWaitMs))
         catch {
           case e @ (_: KinesisApiException.InUse | _: KinesisApiException.Throttled) =>
-            close()
+            reset()
             refused(e)
           case e: KinesisApiException =>
-            close()
+            reset()
             throw e
         }
     }
@@ -77,16 +109,14 @@ private[prefetch] final class SubscribedReads(
     case None => ReadStep.Nothing
     case Some(SubscriptionEvent.Ended) =>
       log.debug(s"The subscription to $key ended; subscribing again")
-      close()
+      reset()
       ReadStep.Nothing
     case Some(r: SubscriptionEvent.Records) =>
       backoffs = 0
-      ReadStep.Read(
-        r.records,
-        r.millisBehindLatest,
-        atTip = r.millisBehindLatest == 0,
-        shardEnded = r.shardEnded,
-        asOf = subscribedAt)
+      r.records.lastOption.foreach(last => position = IteratorStart.AfterSequenceNumber(last.sequenceNumber))
+      val asOf = requestedAt
+      requestedAt = clock.nowMillis() // taking this event asked for the next
+      ReadStep.Read(r.records, r.millisBehindLatest, atTip = r.millisBehindLatest == 0, r.shardEnded, asOf)
   }
 
   private def subscribe(resumeAt: IteratorStart): ReadStep = {
@@ -95,11 +125,13 @@ private[prefetch] final class SubscribedReads(
     // The next subscription to this shard, in this task or the next, is not sooner than Kinesis allows.
     notBefore = now + MinSubscribeIntervalMs
     try {
-      subscription = Some(
-        ShardIterators.openAt(key, resumeAt, config.failOnDataLoss)(at =>
-          api.subscribeToShard(consumerArn, key.shardId, at))
-      )
+      subscription = Some(ShardIterators.openAt(key, resumeAt, config.failOnDataLoss) { at =>
+        val opened = api.subscribeToShard(consumerArn, key.shardId, at)
+        position = at
+        opened
+      })
       subscribedAt = now
+      requestedAt = now
       ReadStep.Nothing
     } catch {
       case e @ (_: KinesisApiException.InUse | _: KinesisApiException.Throttled) => refused(e)

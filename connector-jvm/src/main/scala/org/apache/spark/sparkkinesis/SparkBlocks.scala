@@ -14,6 +14,12 @@ object SparkBlocks {
   private val Level = StorageLevel.MEMORY_AND_DISK_SER
 
   /** Stores the chunks on this JVM's BlockManager and tells the driver; returns (executor id, host). */
+  /** This executor as a task's preferred location: Spark's `executor_<host>_<id>`. */
+  def executorLocation: String = {
+    val id = SparkEnv.get.blockManager.blockManagerId
+    s"executor_${id.host}_${id.executorId}"
+  }
+
   def put(streamId: Int, uniqueId: Long, chunks: Seq[Array[Byte]]): (String, String) = {
     val manager = SparkEnv.get.blockManager
     val id = StreamBlockId(streamId, uniqueId)

@@ -81,4 +81,21 @@ class PrefetchTaskSuite extends AnyFunSuite {
     assert(outcomes(1).failure.map(_.kind).contains(FetchFailure.StreamNotFound))
     assert(outcomes.head.failure.isEmpty)
   }
+
+  test("a task with subscribed shards prefers the executor where their subscriptions were left") {
+    def shard(id: String, executor: Option[String], subscribed: Boolean = true) =
+      ShardFetchSpec(
+        ShardKey("s", id),
+        ShardPosition.TrimHorizon,
+        FetchCursor(None, 0, 10, executor),
+        consumerArn = if (subscribed) Some("arn:consumer") else None)
+    val mixed = PrefetchTaskSpec(
+      Seq(shard("a", Some("executor_h1_1")), shard("b", Some("executor_h2_2")), shard("c", Some("executor_h2_2"))),
+      streamId = 1,
+      arrivedBefore = Long.MaxValue)
+    assert(mixed.preferredLocations == Seq("executor_h2_2"))
+    val polled = PrefetchTaskSpec(Seq(shard("a", Some("executor_h1_1"), subscribed = false)), 1, Long.MaxValue)
+    assert(polled.preferredLocations.isEmpty, "polling runs anywhere")
+    assert(PrefetchTaskSpec(Seq(shard("a", None)), 1, Long.MaxValue).preferredLocations.isEmpty)
+  }
 }

@@ -22,13 +22,19 @@ class SubscribedReadsSuite extends AnyFunSuite {
     val consumer: String =
       ConsumerRegistration.activate(api, "s", api.describeStream("s").arn, "c", clock).arn
 
-    def fetcher(from: ShardPosition = ShardPosition.TrimHorizon, prefetch: PrefetchConfig = config) =
+    val pool = new SubscriptionPool(idleMs = 3000, clock)
+
+    def fetcher(
+        from: ShardPosition = ShardPosition.TrimHorizon,
+        prefetch: PrefetchConfig = config,
+        arrivedBefore: Long = Long.MaxValue) =
       new ShardFetcher(
         api,
         ShardFetchSpec(key, from, FetchCursor(None, 0, config.maxRecordsPerFetch), consumerArn = Some(consumer)),
         prefetch,
-        Long.MaxValue,
-        clock)
+        arrivedBefore,
+        clock,
+        pool)
 
     /** Steps as a task does, honouring the pacing, until `done` or `steps` steps. */
     def drive(fetcher: ShardFetcher, steps: Int = 200)(done: ShardFetcher => Boolean): Unit = {
@@ -52,7 +58,30 @@ class SubscribedReadsSuite extends AnyFunSuite {
     assert(f.api.calls("GetRecords") == 0 && f.api.calls("GetShardIterator") == 0, "no polling")
     assert(f.api.calls("SubscribeToShard") == 1)
     fetcher.close()
-    assert(f.api.openSubscriptions == 0, "the task's end ends its subscription")
+    assert(f.api.openSubscriptions == 1 && f.pool.size == 1, "the task's end leaves its subscription open")
+  }
+
+  test("the next task goes on with the subscription the last one left, if it starts where that one ended") {
+    val f = new Fixture(records = 20)
+    f.api.recordsPerEvent = 10
+    val first = f.fetcher()
+    f.drive(first)(_.records.size == 10)
+    first.close()
+    (21 to 25).foreach(i => f.api.put("s", f.shard, s"r$i"))
+    val second = f.fetcher(from = ShardPosition.After(f.seqs(9)))
+    f.drive(second)(_.caughtUp)
+    assert(f.data(second) == (11 to 25).map(i => s"r$i"))
+    assert(f.api.calls("SubscribeToShard") == 1, "no new subscription")
+    second.close()
+    // A task that starts elsewhere (a batch was replayed from an older offset) subscribes anew.
+    val elsewhere = f.fetcher(from = ShardPosition.After(f.seqs(4)))
+    f.drive(elsewhere)(_.caughtUp)
+    assert(f.data(elsewhere) == (6 to 25).map(i => s"r$i"))
+    assert(f.api.calls("SubscribeToShard") == 2)
+    elsewhere.close()
+    f.clock.advance(3000)
+    f.pool.closeIdle()
+    assert(f.api.openSubscriptions == 0 && f.pool.size == 0, "subscriptions nobody took are closed")
   }
 
   test("a subscription that ends is renewed after the last record read: nothing lost, nothing twice") {
@@ -104,8 +133,24 @@ class SubscribedReadsSuite extends AnyFunSuite {
       Seq(ShardFetchSpec(f.key, ShardPosition.TrimHorizon, FetchCursor(None, 0, 100), consumerArn = Some(f.consumer))),
       streamId = 1,
       arrivedBefore = Long.MaxValue)
-    val Seq(outcome) = PrefetchTask.run(spec, config, f.api, new InMemoryBlockStore, f.clock, taskAttemptId = 1)
+    val Seq(outcome) =
+      PrefetchTask.run(spec, config, f.api, new InMemoryBlockStore, f.clock, taskAttemptId = 1, subscriptions = f.pool)
     assert(outcome.failure.map(_.kind).contains(FetchFailure.ConsumerGone))
     assert(outcome.failure.map(_.action).contains("SubscribeToShard"))
+  }
+
+  test("under AvailableNow a subscription left before the cut-off does not end the shard on an older event") {
+    val f = new Fixture(records = 5)
+    val before = f.fetcher()
+    f.drive(before)(_.caughtUp)
+    before.close()
+    f.clock.advance(100)
+    val cutoff = f.clock.nowMillis()
+    val run = f.fetcher(from = ShardPosition.After(f.seqs.last), arrivedBefore = cutoff)
+    run.fetchOnce()
+    assert(!run.finished, "the first event was asked for before the cut-off: something older may follow")
+    f.drive(run)(_.finished)
+    assert(run.finished && run.records.isEmpty, "an event asked for after the cut-off, empty: nothing older is left")
+    assert(f.api.calls("SubscribeToShard") == 1, "the left subscription was used")
   }
 }

@@ -1,6 +1,7 @@
 package io.github.sparkkinesis.source
 
 import io.github.sparkkinesis.config.{ConsumerConfig, ConsumerMode, InitialPosition, TriggerLimits}
+import io.github.sparkkinesis.prefetch.SubscriptionPool
 import io.github.sparkkinesis.testing.StreamFixture
 import org.scalatest.funsuite.AnyFunSuite
 
@@ -31,7 +32,9 @@ class EfoSourceSuite extends AnyFunSuite {
     assert(f.api.calls("SubscribeToShard") >= 2, "the children were subscribed to")
     f.stream.stop()
     assert(consumers(f).nonEmpty, "kept: requireConsumerDeregistration is false")
-    assert(f.api.openSubscriptions == 0)
+    f.clock.advance(SubscriptionPool.IdleMs)
+    f.runtime.pool.closeIdle()
+    assert(f.api.openSubscriptions == 0, "the subscriptions left open are closed once idle")
   }
 
   test("consumerName names the consumer; requireConsumerDeregistration removes it when the query stops") {

@@ -279,8 +279,10 @@ final class FakeKinesisApi(clock: ManualClock) extends KinesisApi {
         events += 1
         val atEnd = index >= shard.records.size
         if (batch.isEmpty && !shard.info.isClosed) {
+          // Kinesis pushes events without records too, a few seconds apart; here, after `timeoutMs`.
           clock.sleep(timeoutMs)
-          None
+          val continuation = shard.records.lift(index - 1).map(_.sequenceNumber)
+          Some(SubscriptionEvent.Records(Nil, continuation.orElse(Some(shard.info.startingSequenceNumber)), 0L, Nil))
         } else if (atEnd && shard.info.isClosed) {
           val children = streams(stream).values.filter(_.info.parents.contains(shardId)).map(_.info.shardId).toSeq
           Some(SubscriptionEvent.Records(batch, None, 0L, children))

@@ -44,6 +44,9 @@ final class InMemoryBlockStore extends BlockStore {
 /** Prefetch tasks run in the prefetcher's own thread, against a fake Kinesis and an in-memory store. */
 final class LocalPrefetchRuntime(api: FakeKinesisApi, clock: Clock) extends PrefetchRuntime {
   private val RealPauseMs = 5L
+
+  /** This runtime's enhanced fan-out subscriptions left between tasks, on the test's clock. */
+  val pool = new SubscriptionPool(SubscriptionPool.IdleMs, clock)
   override val store = new InMemoryBlockStore
 
   override def executorApi(aws: AwsConfig): KinesisApi = api
@@ -56,7 +59,8 @@ final class LocalPrefetchRuntime(api: FakeKinesisApi, clock: Clock) extends Pref
       // A manual clock lets idle tasks end at once; a real pause keeps the loop from spinning (and filling
       // the log) while a test looks elsewhere.
       Thread.sleep(RealPauseMs)
-      tasks.flatMap(t => PrefetchTask.run(t, config.prefetch, api, store, clock, attempts.incrementAndGet()))
+      tasks.flatMap(t =>
+        PrefetchTask.run(t, config.prefetch, api, store, clock, attempts.incrementAndGet(), subscriptions = pool))
     }
     override def cancel(): Unit = ()
     override def wasCancelled(failure: Throwable): Boolean = false
