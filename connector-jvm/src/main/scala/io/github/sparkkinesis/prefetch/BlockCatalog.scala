@@ -15,7 +15,6 @@ final class BlockCatalog(config: PrefetchConfig) {
   import BlockCatalog._
 
   private val shards = mutable.Map.empty[ShardKey, ShardState]
-  private val closedShards = mutable.Map.empty[ShardKey, Boolean]
   private var lastOrder = 0L
   private var throttled = 0L
   private var fatal = Option.empty[Throwable]
@@ -27,8 +26,6 @@ final class BlockCatalog(config: PrefetchConfig) {
    * are forgotten. `closed` names the shards Kinesis lists as closed. Returns the blocks no longer needed.
    */
   def sync(positions: Map[ShardKey, ShardPosition], closed: Set[ShardKey] = Set.empty): Seq[BlockRef] = synchronized {
-    positions.keys.foreach(k => closedShards(k) = closed.contains(k))
-    closedShards.keys.filterNot(positions.contains).toSeq.foreach(closedShards.remove)
     val gone = shards.keySet.diff(positions.keySet).toSeq
     val freed = gone.flatMap(k => shards.remove(k).toSeq.flatMap(_.segments))
     val released = positions.toSeq.flatMap { case (key, position) =>
@@ -48,6 +45,7 @@ final class BlockCatalog(config: PrefetchConfig) {
           }
       }
     }
+    positions.keys.foreach(key => shards(key).closed = closed.contains(key))
     notifyAll()
     unreferenced(freed ++ released)
   }
@@ -85,7 +83,7 @@ final class BlockCatalog(config: PrefetchConfig) {
     shards.toSeq
       .collect {
         case (key, s) if s.frontier != ShardPosition.ShardEnd && !s.cutoffReached =>
-          ShardFetchSpec(key, s.frontier, s.cursor, closed = closedShards.getOrElse(key, false))
+          ShardFetchSpec(key, s.frontier, s.cursor, s.closed)
       }
       .sortBy(s => (s.shard.stream, s.shard.shardId))
   }
@@ -220,7 +218,8 @@ object BlockCatalog {
       var segments: Vector[Segment],
       var millisBehind: Option[Long],
       var cutoffReached: Boolean,
-      var failures: Int)
+      var failures: Int,
+      var closed: Boolean = false)
 
   private object ShardState {
     def startingAt(position: ShardPosition, config: PrefetchConfig): ShardState =

@@ -317,7 +317,7 @@ final class KinesisMicroBatchStream(
 
   override def stop(): Unit = {
     prefetcherInUse.foreach(_.stop())
-    // Subscriptions end with the prefetch tasks; only then can the consumers go.
+    // Prefetching stops first, so no task subscribes again; subscriptions still open end with the consumers.
     if (config.consumer.deregisterOnStop) prefetcherInUse.flatMap(_ => consumers).foreach(_.deregister())
     apiInUse.foreach(_.close())
   }
