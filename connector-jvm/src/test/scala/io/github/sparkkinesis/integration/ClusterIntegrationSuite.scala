@@ -37,4 +37,26 @@ class ClusterIntegrationSuite extends AnyFunSuite with SourceIntegration {
     eventually("every prefetched block removed")(activity.liveBlocks.isEmpty)
     spark.sparkContext.removeSparkListener(activity)
   }
+
+  test("enhanced fan-out on executors: records written while the query runs arrive once each", Integration) {
+    // Subscriptions stay open in the executors between prefetch tasks of 200 ms; each task goes where its
+    // shards' subscriptions are.
+    val stream = newStream(shards = 4)
+    val collector = new BatchCollector
+    val df = read(stream)(
+      "initialPosition" -> "trim_horizon",
+      "consumerMode" -> "efo",
+      "requireConsumerDeregistration" -> "true",
+      "shardsPerTask" -> "2",
+      "maxFetchDuration" -> "200ms")
+    val query = collector.start(df, newCheckpoint())
+    val written = (1 to 10).flatMap { round =>
+      val values = (1 to 40).map(i => s"efo-$round-$i")
+      val results = put(stream, values)
+      Thread.sleep(500)
+      expected(stream, values, results)
+    }
+    val rows = runUntil(collector, query, written.size)
+    assert(rows.sortBy(_.seq) == written.sortBy(_.seq))
+  }
 }
