@@ -190,8 +190,36 @@ final class FakeKinesisApi(clock: ManualClock) extends KinesisApi {
     RecordBatch(batch, nextIterator, if (atEnd || reportNoLag) 0L else 1000L)
   }
 
-  override def putRecords(stream: String, records: Seq[PutRecord]): Seq[PutResult] =
-    throw new UnsupportedOperationException("not used by these tests")
+  /** How many of the next records put are turned down as throttled (the request itself succeeds). */
+  @volatile var turnDownNextPuts = 0
+
+  /** How many of the next PutRecords requests fail as a whole, throttled. */
+  @volatile var throttleNextPutRequests = 0
+
+  /** Records a PutRecords request carried, per request. */
+  val putRequests: mutable.ArrayBuffer[Int] = mutable.ArrayBuffer.empty
+
+  override def putRecords(stream: String, records: Seq[PutRecord]): Seq[PutResult] = synchronized {
+    calls("PutRecords") += 1
+    val shards = streams.getOrElse(stream, throw notFound(stream))
+    if (throttleNextPutRequests > 0) {
+      throttleNextPutRequests -= 1
+      throw new KinesisApiException.Throttled("Rate exceeded for stream", null)
+    }
+    putRequests += records.size
+    records.map { r =>
+      if (turnDownNextPuts > 0) {
+        turnDownNextPuts -= 1
+        PutResult(None, None, Some("ProvisionedThroughputExceededException"))
+      } else {
+        val shard = shards.values.find(!_.info.isClosed).get
+        nextSequence += 1
+        val seq = nextSequence.toString
+        shard.records += KinesisRecord(r.partitionKey, r.data, seq, clock.nowMillis())
+        PutResult(Some(shard.info.shardId), Some(seq), None)
+      }
+    }
+  }
 
   private def streamOfArn(streamArn: String): String = synchronized {
     val name = streamArn.substring(streamArn.lastIndexOf('/') + 1)

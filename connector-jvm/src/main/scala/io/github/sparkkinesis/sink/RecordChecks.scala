@@ -1,0 +1,61 @@
+package io.github.sparkkinesis.sink
+
+import io.github.sparkkinesis.client.{PutRecord, ShardInfo}
+
+/**
+ * The checks a record passes before anything of it is sent, each failing with what is wrong and with which
+ * column, so that a bad row never leaves a request half written. Kinesis' limits: a partition key of 1 to
+ * 256 characters, at most 1 MiB of data and partition key together, and an explicit hash key that is a
+ * decimal number in [0, 2^128). Stateless.
+ */
+object RecordChecks {
+
+  val MaxPartitionKeyChars = 256
+  val MaxRecordBytes: Long = 1024L * 1024
+
+  /** What to do with a row whose `data` is null: the sink option `nullData`. */
+  sealed trait NullData
+  object NullData {
+    case object Fail extends NullData
+    case object Skip extends NullData
+  }
+
+  /** A record to send, or None for a row skipped because its data is null and the sink skips those. */
+  def check(
+      partitionKey: String,
+      data: Array[Byte],
+      explicitHashKey: Option[String],
+      nullData: NullData,
+      row: => String): Option[PutRecord] = {
+    if (partitionKey == null || partitionKey.isEmpty)
+      throw badRecord(s"its partitionKey is ${if (partitionKey == null) "null" else "empty"}", row)
+    if (partitionKey.codePointCount(0, partitionKey.length) > MaxPartitionKeyChars)
+      throw badRecord(
+        s"its partitionKey has ${partitionKey.codePointCount(0, partitionKey.length)} characters; Kinesis allows " +
+          s"at most $MaxPartitionKeyChars",
+        row)
+    explicitHashKey.foreach { key =>
+      val valid = key.nonEmpty && key.forall(_.isDigit) && BigInt(key) <= ShardInfo.MaxHashKey
+      if (!valid) throw badRecord(s"its explicitHashKey '$key' is not a decimal number from 0 to 2^128 - 1", row)
+    }
+    if (data == null) nullData match {
+      case NullData.Fail =>
+        throw badRecord(
+          "its data is null; filter such rows out, or set .option(\"nullData\", \"skip\") to skip and count them",
+          row)
+      case NullData.Skip => None
+    }
+    else {
+      val record = PutRecord(partitionKey, data, explicitHashKey)
+      val size = RecordSender.sizeOf(record)
+      if (size > MaxRecordBytes)
+        throw badRecord(
+          s"its data and partitionKey take $size bytes; Kinesis takes at most $MaxRecordBytes (1 MiB) per record",
+          row)
+      Some(record)
+    }
+  }
+
+  private def badRecord(problem: String, row: String) =
+    new IllegalArgumentException(s"[KINESIS_BAD_RECORD] A row cannot be written to Kinesis: $problem. The row: $row")
+}
