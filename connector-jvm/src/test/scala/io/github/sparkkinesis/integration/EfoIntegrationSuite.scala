@@ -135,6 +135,22 @@ class EfoIntegrationSuite extends AnyFunSuite with SourceIntegration {
     assert(fetcher.outcome(None, None).calls >= 3, "subscribed several times")
   }
 
+  test("a query's subscriptions renewed every few seconds lose and repeat nothing", Integration) {
+    val stream = newStream(shards = 2)
+    val collector = new BatchCollector
+    // Subscriptions live 3 s instead of Kinesis' five minutes; they outlive prefetch tasks, so renewals fall
+    // inside tasks and between them while records keep coming.
+    val query = collector.start(efo(stream, "internal.subscriptionLifetime" -> "3s"), newCheckpoint())
+    val written = (1 to 20).flatMap { round =>
+      val batch = values(s"r$round-", 10)
+      val results = put(stream, batch)
+      Thread.sleep(500)
+      expected(stream, batch, results)
+    }
+    val delivered = runUntil(collector, query, written.size)
+    assert(delivered.sortBy(_.seq) == written.sortBy(_.seq))
+  }
+
   test("a consumer deregistered behind the query's back is registered again by the refresh", Integration) {
     val stream = newStream(shards = 1)
     val first = values("a", 50)
