@@ -54,11 +54,11 @@ final class RecordSender(
   def add(stream: String, record: PutRecord): Unit = {
     collectFinished()
     val size = sizeOf(record)
+    if (pending.get(stream).exists(b => b.records.size == MaxRecordsPerRequest || b.bytes + size > MaxBytesPerRequest))
+      send(stream)
     val batch = pending.getOrElseUpdate(stream, new Pending)
-    if (batch.records.size == MaxRecordsPerRequest || batch.bytes + size > MaxBytesPerRequest) send(stream)
-    val next = pending.getOrElseUpdate(stream, new Pending)
-    next.records += record
-    next.bytes += size
+    batch.records += record
+    batch.bytes += size
   }
 
   /** Sends what is left and waits until every request is done; throws the first failure. */
