@@ -2,22 +2,24 @@ package io.github.sparkkinesis.fetch
 
 import io.github.sparkkinesis.client.{IteratorStart, KinesisApi, KinesisApiException, KinesisRecord}
 import io.github.sparkkinesis.errors.KinesisErrors
+import io.github.sparkkinesis.kpl.Deaggregation
 import io.github.sparkkinesis.offsets.{SequenceNumbers, ShardKey, ShardPosition}
 import io.github.sparkkinesis.util.Clock
 import org.slf4j.LoggerFactory
 
 /**
- * Reads exactly the records of one shard after `start` up to and including the sequence number `endSeq`
- * (or, with None, to the end of the closed shard), a range the driver fixed for a batch: never more, never
- * less. Expired iterators are renewed after the last record fetched; throttled calls are retried with
- * backoff; records trimmed before they were read fail with a data-loss error unless `failOnDataLoss` is
- * false (see [[ShardIterators]]). Runs in one task on an executor; not thread-safe.
+ * Reads exactly the records of one shard after `start` up to and including the record at `end` (or, with
+ * None, to the end of the closed shard), a range the driver fixed for a batch: never more, never less. KPL
+ * aggregated records are read as their user records ([[Deaggregation]]); either end may fall inside one.
+ * Expired iterators are renewed after the last record fetched; throttled calls are retried with backoff;
+ * records trimmed before they were read fail with a data-loss error unless `failOnDataLoss` is false (see
+ * [[ShardIterators]]). Runs in one task on an executor; not thread-safe.
  */
 final class ShardRangeReader(
     api: KinesisApi,
     key: ShardKey,
     start: ShardPosition,
-    endSeq: Option[String],
+    end: Option[ShardPosition.After],
     maxRecordsPerFetch: Int,
     clock: Clock,
     failOnDataLoss: Boolean = true
@@ -29,9 +31,9 @@ final class ShardRangeReader(
 
   private var shardIterator = Option.empty[String]
 
-  /** The last record fetched (not necessarily returned yet): where a renewed iterator resumes. */
+  /** The last Kinesis record fetched whole (not necessarily returned yet): where a renewed iterator resumes. */
   private var lastFetched = start match {
-    case ShardPosition.After(seq) => Some(seq)
+    case ShardPosition.After(seq, None) => Some(seq)
     case _ => None
   }
   private var pending: Iterator[KinesisRecord] = Iterator.empty
@@ -68,16 +70,18 @@ final class ShardRangeReader(
           return
       }
     throttling.reset()
-    val inRange = endSeq.fold(batch.records) { end =>
-      batch.records.takeWhile(r => SequenceNumbers.compare(r.sequenceNumber, end) <= 0)
+    val upToEnd = end.fold(batch.records) { e =>
+      batch.records.takeWhile(r => SequenceNumbers.compare(r.sequenceNumber, e.sequenceNumber) <= 0)
     }
-    inRange.lastOption.foreach(r => lastFetched = Some(r.sequenceNumber))
-    pending = inRange.iterator
-    if (inRange.size < batch.records.size || inRange.lastOption.exists(r => endSeq.contains(r.sequenceNumber))) {
+    upToEnd.lastOption.foreach(r => lastFetched = Some(r.sequenceNumber))
+    val (users, _) = Deaggregation.userRecords(key, upToEnd, start)
+    pending = end.fold(users)(e => users.takeWhile(e.covers)).iterator
+    val endReached = upToEnd.lastOption.exists(r => end.exists(_.sequenceNumber == r.sequenceNumber))
+    if (upToEnd.size < batch.records.size || endReached) {
       finished = true
     } else {
       batch.nextIterator match {
-        case None if endSeq.isEmpty => finished = true
+        case None if end.isEmpty => finished = true
         case None => throw incomplete()
         case Some(next) =>
           shardIterator = Some(next)
@@ -111,7 +115,7 @@ final class ShardRangeReader(
       key.stream,
       key.shardId,
       start.toString,
-      endSeq.fold("the shard's end")(s => s"sequence number $s"),
+      end.fold("the shard's end")(e => s"sequence number ${e.sequenceNumber}"),
       lastFetched.getOrElse(start.toString)
     )
 }

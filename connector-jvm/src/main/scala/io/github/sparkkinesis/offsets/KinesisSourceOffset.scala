@@ -19,7 +19,10 @@ import org.apache.spark.sql.connector.read.streaming.Offset
  *                                     "shardId-000000000001":{"kind":"trim_horizon"}}}}}
  * }}}
  * Positions: `{"kind":"trim_horizon"}`, `{"kind":"at_timestamp","ms":1593105825000}`,
- * `{"kind":"after","seq":"..."}` and `{"kind":"shard_end"}`. A stream's `arn` and `created` (its creation
+ * `{"kind":"after","seq":"..."}` and `{"kind":"shard_end"}`; when a batch ended inside a KPL aggregated
+ * record, `{"kind":"after","seq":"...","sub":3}` (its user records up to the fourth were read), and the
+ * offset is version 3, so that a connector that does not know `sub` refuses it rather than skip the rest of
+ * the aggregate; without one it stays version 2, readable by earlier connectors. A stream's `arn` and `created` (its creation
  * time) tell a stream deleted and created again under the same name from the one the query was reading;
  * they are absent when they could not be learned (version 1 offsets had neither).
  */
@@ -37,7 +40,7 @@ final case class StreamIdentity(arn: String, createdAtMillis: Long) {
 }
 
 object KinesisSourceOffset {
-  val Version = 2
+  val Version = 3
 
   private val factory = new JsonFactory()
   private val mapper = new ObjectMapper(factory)
@@ -51,7 +54,11 @@ object KinesisSourceOffset {
     val g = factory.createGenerator(out)
     val byStream = offset.shards.groupBy(_._1.stream)
     g.writeStartObject()
-    g.writeNumberField("v", Version)
+    val withinAggregates = offset.shards.values.exists {
+      case ShardPosition.After(_, sub) => sub.isDefined
+      case _ => false
+    }
+    g.writeNumberField("v", if (withinAggregates) 3 else 2)
     g.writeObjectFieldStart("streams")
     (byStream.keySet ++ offset.identities.keySet).toSeq.sorted.foreach { stream =>
       g.writeObjectFieldStart(stream)
@@ -67,9 +74,10 @@ object KinesisSourceOffset {
           case ShardPosition.AtTimestamp(ms) =>
             g.writeStringField("kind", "at_timestamp")
             g.writeNumberField("ms", ms)
-          case ShardPosition.After(seq) =>
+          case ShardPosition.After(seq, sub) =>
             g.writeStringField("kind", "after")
             g.writeStringField("seq", seq)
+            sub.foreach(g.writeNumberField("sub", _))
           case ShardPosition.ShardEnd => g.writeStringField("kind", "shard_end")
         }
         g.writeEndObject()
@@ -142,7 +150,11 @@ object KinesisSourceOffset {
       case "after" =>
         val seq = text("seq")
         if (seq.isEmpty || !seq.forall(_.isDigit)) fail(s"$where has a sequence number that is not a number: $seq")
-        ShardPosition.After(seq)
+        val sub = Option(node.get("sub")).map { n =>
+          if (!n.canConvertToLong || n.asLong < 0) fail(s"$where has a sub-sequence number that is not a number: $n")
+          n.asLong
+        }
+        ShardPosition.After(seq, sub)
       case "shard_end" => ShardPosition.ShardEnd
       case other => fail(s"$where has an unknown kind '$other'")
     }

@@ -1,6 +1,6 @@
 package io.github.sparkkinesis.offsets
 
-import io.github.sparkkinesis.client.IteratorStart
+import io.github.sparkkinesis.client.{IteratorStart, KinesisRecord}
 
 /** Identifies a shard across the streams of one query. */
 final case class ShardKey(stream: String, shardId: String) {
@@ -29,10 +29,28 @@ object ShardPosition {
     def resumeAt: Option[IteratorStart] = Some(IteratorStart.AtTimestamp(epochMillis))
   }
 
-  /** Read up to and including this sequence number. */
-  final case class After(sequenceNumber: String) extends ShardPosition {
-    def resumeAt: Option[IteratorStart] = Some(IteratorStart.AfterSequenceNumber(sequenceNumber))
+  /**
+   * Read up to and including this record. Reading stopped inside a KPL aggregated record when
+   * `subSequenceNumber` is set: its user records up to and including that one were read, so reading resumes
+   * at the aggregate and skips them. None: the whole Kinesis record was read.
+   */
+  final case class After(sequenceNumber: String, subSequenceNumber: Option[Long] = None) extends ShardPosition {
+    def resumeAt: Option[IteratorStart] = Some(subSequenceNumber match {
+      case None => IteratorStart.AfterSequenceNumber(sequenceNumber)
+      case Some(_) => IteratorStart.AtSequenceNumber(sequenceNumber)
+    })
+
+    /** Whether the record is at or before this position: already read. */
+    def covers(record: KinesisRecord): Boolean =
+      SequenceNumbers.compare(record.sequenceNumber, record.subSequenceNumber, sequenceNumber, subSequenceNumber) <= 0
+
+    /** Whether this position is at or before `other`. */
+    def notAfter(other: After): Boolean =
+      SequenceNumbers.compare(sequenceNumber, subSequenceNumber, other.sequenceNumber, other.subSequenceNumber) <= 0
   }
+
+  /** The position just after a record. */
+  def after(record: KinesisRecord): After = After(record.sequenceNumber, record.subSequenceNumber)
 
   /** A closed shard read to its end: nothing is left. */
   case object ShardEnd extends ShardPosition {
@@ -44,4 +62,20 @@ object ShardPosition {
 object SequenceNumbers {
   def compare(a: String, b: String): Int =
     if (a.length != b.length) Integer.compare(a.length, b.length) else a.compareTo(b)
+
+  /**
+   * Orders user records: by sequence number, then within a KPL aggregate by sub-sequence number; a whole
+   * Kinesis record (None) comes after all of its user records.
+   */
+  def compare(a: String, aSub: Option[Long], b: String, bSub: Option[Long]): Int = {
+    val bySequence = compare(a, b)
+    if (bySequence != 0) bySequence
+    else
+      (aSub, bSub) match {
+        case (Some(x), Some(y)) => java.lang.Long.compare(x, y)
+        case (Some(_), None) => -1
+        case (None, Some(_)) => 1
+        case (None, None) => 0
+      }
+  }
 }

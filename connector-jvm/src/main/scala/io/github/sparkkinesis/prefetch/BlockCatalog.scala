@@ -17,6 +17,7 @@ final class BlockCatalog(config: PrefetchConfig) {
   private val shards = mutable.Map.empty[ShardKey, ShardState]
   private var lastOrder = 0L
   private var throttled = 0L
+  private var corrupt = 0L
   private var fatal = Option.empty[Throwable]
 
   /**
@@ -109,6 +110,7 @@ final class BlockCatalog(config: PrefetchConfig) {
           state.cutoffReached ||= o.cutoffReached
           state.failures = if (o.failure.isEmpty) 0 else state.failures + 1
           throttled += o.throttledCalls
+          corrupt += o.corruptAggregates
           Nil
         case _ => o.data.flatMap(_.block).toSeq
       }
@@ -128,7 +130,7 @@ final class BlockCatalog(config: PrefetchConfig) {
   /**
    * How far a batch starting at `start` can read: for every shard, the end of its prefetched stretches,
    * oldest first across shards, until `limits` are reached. When a stretch crosses a limit, the plan stops
-   * there and names it with the records and bytes still allowed; the caller finds the sequence number to
+   * there and names it with the records and bytes still allowed; the caller finds the record to
    * cut at (which takes reading the block) and calls [[cut]].
    */
   def plan(start: Map[ShardKey, ShardPosition], limits: TriggerLimits): Plan = synchronized {
@@ -154,11 +156,10 @@ final class BlockCatalog(config: PrefetchConfig) {
   }
 
   /**
-   * Splits a stretch in two at `sequenceNumber`, the first part holding `records` records of `bytes`
+   * Splits a stretch in two after the record at `at`, the first part holding `records` records of `bytes`
    * bytes; both keep the block. Returns the first part's end.
    */
-  def cut(segment: Segment, sequenceNumber: String, records: Long, bytes: Long): ShardPosition = synchronized {
-    val at = ShardPosition.After(sequenceNumber)
+  def cut(segment: Segment, at: ShardPosition.After, records: Long, bytes: Long): ShardPosition = synchronized {
     shards.get(segment.shard).foreach { state =>
       state.segments = state.segments.flatMap {
         case s if s == segment =>
@@ -187,6 +188,9 @@ final class BlockCatalog(config: PrefetchConfig) {
     synchronized(shards.collect { case (k, s) if s.millisBehind.isDefined => k -> s.millisBehind.get }.toMap)
 
   def throttledFetches: Long = synchronized(throttled)
+
+  /** Records that looked like KPL aggregated records but were not, passed on whole, since the query began. */
+  def corruptAggregates: Long = synchronized(corrupt)
 
   /** Whether every shard has nothing left before the AvailableNow cut-off beyond what is prefetched. */
   def allCaughtUpToCutoff: Boolean =

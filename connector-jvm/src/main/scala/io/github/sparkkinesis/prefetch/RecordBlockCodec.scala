@@ -9,16 +9,16 @@ import io.github.sparkkinesis.client.KinesisRecord
 
 /**
  * How records are laid out in a block: chunks of at most about [[RecordBlockCodec.ChunkBytes]] bytes, each
- * a run of records written as (partition key, data, sequence number, arrival time). A compact format of our
- * own, so that blocks cost neither Java serialization per record nor a Kryo registration, whatever
- * `spark.serializer` is. Stateless and thread-safe.
+ * a run of records written as (partition key, data, sequence number, arrival time, sub-sequence number or
+ * -1). A compact format of our own, so that blocks cost neither Java serialization per record nor a Kryo
+ * registration, whatever `spark.serializer` is. Stateless and thread-safe.
  */
 object RecordBlockCodec {
 
   /** Chunks stay small enough for Spark's memory store to place and spill them one by one. */
   val ChunkBytes: Int = 4 * 1024 * 1024
 
-  private val Version: Byte = 1
+  private val Version: Byte = 2
 
   def encode(records: Iterable[KinesisRecord]): Seq[Array[Byte]] = {
     val chunks = ArrayBuffer.empty[Array[Byte]]
@@ -36,6 +36,7 @@ object RecordBlockCodec {
       out.write(record.data)
       writeString(out, record.sequenceNumber)
       out.writeLong(record.approximateArrivalMillis)
+      out.writeLong(record.subSequenceNumber.getOrElse(-1L))
     }
     out.flush()
     if (buffer.size() > 1) chunks += buffer.toByteArray
@@ -53,7 +54,8 @@ object RecordBlockCodec {
       val data = new Array[Byte](in.readInt())
       in.readFully(data)
       val seq = readString(in)
-      KinesisRecord(key, data, seq, in.readLong())
+      val arrival = in.readLong()
+      KinesisRecord(key, data, seq, arrival, Some(in.readLong()).filter(_ >= 0))
     }
   }
 

@@ -1,6 +1,6 @@
 package io.github.sparkkinesis.prefetch
 
-import io.github.sparkkinesis.offsets.{SequenceNumbers, ShardKey, ShardPosition}
+import io.github.sparkkinesis.offsets.{ShardKey, ShardPosition}
 
 /**
  * A block of prefetched records in Spark's BlockManager: its id there, and the executor that stored it.
@@ -26,8 +26,8 @@ object BlockRef {
 
 /**
  * A stretch of one shard that the prefetcher has read: the records after `from` up to `to`. A stretch with
- * records ends at `After(last sequence number)` and is held in `block`; the end of a closed shard is a
- * stretch without records from the last position to `ShardEnd`. Stretches of a shard follow one another:
+ * records ends after its last record (see [[ShardPosition.After]]) and is held in `block`; the end of a
+ * closed shard is a stretch without records from the last position to `ShardEnd`. Stretches of a shard follow one another:
  * each starts where the previous one ends.
  *
  * @param order          when the catalog received it, across all shards: older data is planned first
@@ -43,8 +43,9 @@ final case class Segment(
     order: Long = 0,
     lastArrivalMs: Long = 0) {
 
-  def lastSequenceNumber: Option[String] = to match {
-    case ShardPosition.After(seq) => Some(seq)
+  /** The position of its last record, if it has records. */
+  def lastRecord: Option[ShardPosition.After] = to match {
+    case a: ShardPosition.After => Some(a)
     case _ => None
   }
 
@@ -59,8 +60,8 @@ object Segment {
     case (x, y) if x == y => true
     case (_, ShardPosition.ShardEnd) => true
     case (ShardPosition.ShardEnd, _) => false
-    case (ShardPosition.After(x), ShardPosition.After(y)) => SequenceNumbers.compare(x, y) <= 0
-    case (ShardPosition.After(_), _) => false
+    case (x: ShardPosition.After, y: ShardPosition.After) => x.notAfter(y)
+    case (_: ShardPosition.After, _) => false
     case (_, _) => false
   }
 }
@@ -120,6 +121,7 @@ object FetchFailure {
  * @param reachedEnd  the shard is closed and read to its end
  * @param cutoffReached under Trigger.AvailableNow: nothing more arrived before the run's start
  * @param millisBehindLatest Kinesis' MillisBehindLatest after the last call, if a call succeeded
+ * @param corruptAggregates records that looked like KPL aggregates but were not, passed on whole
  */
 final case class ShardFetchOutcome(
     shard: ShardKey,
@@ -131,4 +133,5 @@ final case class ShardFetchOutcome(
     millisBehindLatest: Option[Long],
     calls: Int,
     throttledCalls: Int,
+    corruptAggregates: Int,
     failure: Option[FetchFailure])

@@ -4,7 +4,7 @@ import io.github.sparkkinesis.client.{KinesisApi, KinesisRecord}
 import io.github.sparkkinesis.config.PrefetchConfig
 import io.github.sparkkinesis.errors.KinesisErrors
 import io.github.sparkkinesis.fetch.ShardRangeReader
-import io.github.sparkkinesis.offsets.{SequenceNumbers, ShardPosition}
+import io.github.sparkkinesis.offsets.ShardPosition
 import io.github.sparkkinesis.util.Clock
 import org.slf4j.LoggerFactory
 
@@ -38,7 +38,7 @@ object SegmentReader {
             api,
             segment.shard,
             segment.from,
-            segment.lastSequenceNumber,
+            segment.lastRecord,
             reading.maxRecordsPerFetch,
             clock,
             reading.failOnDataLoss)
@@ -48,13 +48,13 @@ object SegmentReader {
   /** The block's records within the stretch; fails if the block does not reach the stretch's end. */
   private def clip(segment: Segment, records: Iterator[KinesisRecord]): Iterator[KinesisRecord] = {
     val after = segment.from match {
-      case ShardPosition.After(seq) => records.dropWhile(r => SequenceNumbers.compare(r.sequenceNumber, seq) <= 0)
+      case from: ShardPosition.After => records.dropWhile(from.covers)
       case _ => records
     }
-    segment.lastSequenceNumber match {
+    segment.lastRecord match {
       case None => after
       case Some(last) =>
-        val within = after.takeWhile(r => SequenceNumbers.compare(r.sequenceNumber, last) <= 0).buffered
+        val within = after.takeWhile(last.covers).buffered
         new Iterator[KinesisRecord] {
           private var reached = false
           override def hasNext: Boolean = within.hasNext || {
@@ -63,13 +63,15 @@ object SegmentReader {
                 segment.shard.stream,
                 segment.shard.shardId,
                 segment.from.toString,
-                s"sequence number $last",
-                s"the end of block ${segment.block.fold("?")(_.name)}")
+                s"sequence number ${last.sequenceNumber}",
+                s"the end of block ${segment.block.fold("?")(_.name)}"
+              )
             false
           }
           override def next(): KinesisRecord = {
             val r = within.next()
-            if (r.sequenceNumber == last) reached = true
+            if (r.sequenceNumber == last.sequenceNumber && last.subSequenceNumber.forall(r.subSequenceNumber.contains))
+              reached = true
             r
           }
         }

@@ -4,6 +4,7 @@ import scala.collection.mutable.ArrayBuffer
 
 import io.github.sparkkinesis.client.{IteratorStart, KinesisApi, KinesisRecord}
 import io.github.sparkkinesis.config.PrefetchConfig
+import io.github.sparkkinesis.kpl.Deaggregation
 import io.github.sparkkinesis.offsets.ShardPosition
 import io.github.sparkkinesis.util.Clock
 
@@ -33,8 +34,10 @@ final class ShardFetcher(
 
   private val fetched = ArrayBuffer.empty[KinesisRecord]
   private var fetchedBytes = 0L
+
+  /** The last Kinesis record read whole: where the shard is opened again. */
   private var lastSequenceNumber = spec.from match {
-    case ShardPosition.After(seq) => Some(seq)
+    case ShardPosition.After(seq, None) => Some(seq)
     case _ => None
   }
   private var millisBehind = Option.empty[Long]
@@ -42,6 +45,7 @@ final class ShardFetcher(
   private var ended = spec.from == ShardPosition.ShardEnd
   private var cutoffReached = false
   private var throttledCalls = 0
+  private var corruptAggregates = 0
 
   def records: Seq[KinesisRecord] = fetched.toSeq
   def bytes: Long = fetchedBytes
@@ -66,7 +70,9 @@ final class ShardFetcher(
         millisBehind = Some(read.millisBehindLatest)
         atTip = read.atTip
         val kept = read.records.takeWhile(_.approximateArrivalMillis < arrivedBefore)
-        kept.foreach { r =>
+        val (users, corrupt) = Deaggregation.userRecords(key, kept, spec.from)
+        corruptAggregates += corrupt
+        users.foreach { r =>
           fetched += r
           fetchedBytes += r.data.length
         }
@@ -101,11 +107,12 @@ final class ShardFetcher(
       Segment(
         key,
         spec.from,
-        ShardPosition.After(last),
+        ShardPosition.After(last), // the last Kinesis record whole, all its user records included
         fetched.size.toLong,
         fetchedBytes,
         block,
-        lastArrivalMs = fetched.last.approximateArrivalMillis)
+        lastArrivalMs = fetched.last.approximateArrivalMillis
+      )
     }
     ShardFetchOutcome(
       shard = key,
@@ -117,6 +124,7 @@ final class ShardFetcher(
       millisBehindLatest = millisBehind,
       calls = reads.calls,
       throttledCalls = throttledCalls,
+      corruptAggregates = corruptAggregates,
       failure = failure
     )
   }

@@ -65,7 +65,7 @@ final class StreamIdentities(api: KinesisApi, streams: Seq[String]) {
   /** Fails if a listed shard begins after the position the offset reached in it: a shard of a new stream. */
   def checkShards(positions: Map[ShardKey, ShardPosition], listed: Map[ShardKey, ShardInfo]): Unit =
     positions.foreach {
-      case (key, ShardPosition.After(seq)) =>
+      case (key, ShardPosition.After(seq, _)) =>
         listed.get(key).filter(s => SequenceNumbers.compare(s.startingSequenceNumber, seq) > 0).foreach { shard =>
           throw KinesisErrors.streamRecreated(
             key.stream,

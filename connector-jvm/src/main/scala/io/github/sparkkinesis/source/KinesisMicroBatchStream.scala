@@ -180,7 +180,7 @@ final class KinesisMicroBatchStream(
   }
 
   private def remainderOf(position: ShardPosition): String = position match {
-    case ShardPosition.After(seq) => s"records after sequence number $seq"
+    case ShardPosition.After(seq, _) => s"records after sequence number $seq"
     case ShardPosition.AtTimestamp(ms) => s"records from ${java.time.Instant.ofEpochMilli(ms)} on"
     case _ => "records"
   }
@@ -204,17 +204,17 @@ final class KinesisMicroBatchStream(
       val (_, records) = SegmentReader.read(segment, runtime.store, api, config.prefetch, clock)
       var count = 0L
       var bytes = 0L
-      var last = Option.empty[String]
+      var last = Option.empty[ShardPosition.After]
       records
         .takeWhile(r => count < minimum || (count < crossing.records && bytes + r.data.length <= crossing.bytes))
         .foreach { r =>
           count += 1
           bytes += r.data.length
-          last = Some(r.sequenceNumber)
+          last = Some(ShardPosition.after(r))
         }
       (count, bytes, last)
     }
-    last.map(seq => segment.shard -> catalog.cut(segment, seq, count, bytes))
+    last.map(at => segment.shard -> catalog.cut(segment, at, count, bytes))
   }
 
   private def limitsOf(limit: ReadLimit): TriggerLimits = limit match {
@@ -281,7 +281,8 @@ final class KinesisMicroBatchStream(
   /**
    * Shown in every query progress under `sources[].metrics`, with the Databricks source's names: the lag
    * behind each shard's newest record (from GetRecords' MillisBehindLatest), the bytes prefetched and not
-   * yet committed, the shard counts, and how often prefetching was throttled.
+   * yet committed, the shard counts, how often prefetching was throttled, and (ours) how many records
+   * looked like KPL aggregated records but were corrupt and were passed on whole.
    */
   override def metrics(latestConsumedOffset: java.util.Optional[Offset]): java.util.Map[String, String] = {
     val behind = catalog.millisBehindLatest
@@ -299,7 +300,8 @@ final class KinesisMicroBatchStream(
       "totalPrefetchedBytes" -> catalog.bufferedBytes.toString,
       "numTotalShards" -> total.toString,
       "numClosedShards" -> closed.toString,
-      "numThrottledFetches" -> catalog.throttledFetches.toString
+      "numThrottledFetches" -> catalog.throttledFetches.toString,
+      "numCorruptAggregatedRecords" -> catalog.corruptAggregates.toString
     )).asJava
   }
 

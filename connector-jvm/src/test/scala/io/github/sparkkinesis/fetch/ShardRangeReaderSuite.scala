@@ -17,7 +17,7 @@ class ShardRangeReaderSuite extends AnyFunSuite {
   }
 
   private def read(api: FakeKinesisApi, key: ShardKey, start: ShardPosition, end: String, perCall: Int = 10) =
-    new ShardRangeReader(api, key, start, Some(end), perCall, clock).map(_.sequenceNumber).toVector
+    new ShardRangeReader(api, key, start, Some(ShardPosition.After(end)), perCall, clock).map(_.sequenceNumber).toVector
 
   test("reads exactly the range: after the start, up to and including the end") {
     val (api, key, seqs) = setUp(30)
@@ -32,7 +32,8 @@ class ShardRangeReaderSuite extends AnyFunSuite {
 
   test("an expired iterator is renewed after the last record fetched, without repeats or gaps") {
     val (api, key, seqs) = setUp(25)
-    val reader = new ShardRangeReader(api, key, ShardPosition.TrimHorizon, Some(seqs.last), 10, clock)
+    val reader =
+      new ShardRangeReader(api, key, ShardPosition.TrimHorizon, Some(ShardPosition.After(seqs.last)), 10, clock)
     val first = reader.take(12).map(_.sequenceNumber).toVector
     api.expireIterators()
     val rest = reader.map(_.sequenceNumber).toVector

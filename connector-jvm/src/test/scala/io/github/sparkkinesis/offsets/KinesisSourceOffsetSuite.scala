@@ -24,11 +24,21 @@ class KinesisSourceOffsetSuite extends AnyFunSuite {
   private val v2 = v1.copy(identities =
     Map("clicks" -> StreamIdentity("arn:aws:kinesis:us-east-1:123456789012:stream/clicks", 1593100000000L)))
 
+  /** A batch ended inside a KPL aggregated record: its user records up to the fourth were read. */
+  private val v3 = v2.copy(shards = v2.shards ++ Map(
+    ShardKey("clicks", "shardId-000000000001") ->
+      ShardPosition.After("49600000000000000000000000000000000000000000000000000123", Some(3L))))
+
   test("version 2 is written exactly as the golden file, keys sorted, identities where known") {
     assert(v2.json == golden("v2.json"))
   }
 
+  test("an offset inside a KPL aggregate is version 3 and carries the sub-sequence number; others stay version 2") {
+    assert(v3.json == golden("v3.json"))
+  }
+
   test("the golden files of every version read back to the same positions") {
+    assert(KinesisSourceOffset.fromJson(golden("v3.json")) == v3)
     assert(KinesisSourceOffset.fromJson(golden("v2.json")) == v2)
     assert(KinesisSourceOffset.fromJson(golden("v1.json")) == v1, "version 1 had no identities")
   }
@@ -45,8 +55,8 @@ class KinesisSourceOffsetSuite extends AnyFunSuite {
   }
 
   test("a newer version fails and says to use a newer connector") {
-    val e = intercept[KinesisConnectorException](KinesisSourceOffset.fromJson("""{"v":3,"streams":{}}"""))
-    assert(e.getMessage.contains("version 3 is newer"))
+    val e = intercept[KinesisConnectorException](KinesisSourceOffset.fromJson("""{"v":4,"streams":{}}"""))
+    assert(e.getMessage.contains("version 4 is newer"))
     assert(e.getMessage.contains("KINESIS_OFFSET_INVALID"))
   }
 
@@ -59,7 +69,8 @@ class KinesisSourceOffsetSuite extends AnyFunSuite {
       """{"v":1,"streams":{"s":{"shardId-1":{"kind":"after","seq":"12x"}}}}""" -> "not a number",
       """{"v":1,"streams":{"s":{"shardId-1":{"kind":"at_timestamp"}}}}""" -> "no number \"ms\"",
       """{"v":2,"streams":{"s":{"arn":"a","shards":{}}}}""" -> "or neither",
-      """{"v":2,"streams":{"s":{"arn":"a","created":1}}}""" -> "no object of shards"
+      """{"v":2,"streams":{"s":{"arn":"a","created":1}}}""" -> "no object of shards",
+      """{"v":3,"streams":{"s":{"shards":{"shardId-1":{"kind":"after","seq":"12","sub":-1}}}}}""" -> "sub-sequence"
     )
     bad.foreach { case (json, problem) =>
       val e = intercept[KinesisConnectorException](KinesisSourceOffset.fromJson(json))
@@ -77,5 +88,22 @@ class KinesisSourceOffsetSuite extends AnyFunSuite {
       ) > 0
     )
     assert(SequenceNumbers.compare("123", "123") == 0)
+  }
+
+  test("user records of an aggregate order by sub-sequence number, and all come before the whole record") {
+    assert(SequenceNumbers.compare("10", Some(5L), "9", None) > 0)
+    assert(SequenceNumbers.compare("10", Some(1L), "10", Some(2L)) < 0)
+    assert(SequenceNumbers.compare("10", Some(99L), "10", None) < 0)
+    assert(SequenceNumbers.compare("10", None, "10", None) == 0)
+    assert(
+      ShardPosition
+        .After("10", Some(2L))
+        .resumeAt
+        .contains(io.github.sparkkinesis.client.IteratorStart.AtSequenceNumber("10")))
+    assert(
+      ShardPosition
+        .After("10")
+        .resumeAt
+        .contains(io.github.sparkkinesis.client.IteratorStart.AfterSequenceNumber("10")))
   }
 }

@@ -29,6 +29,7 @@ class BlockCatalogSuite extends AnyFunSuite {
       Some(0),
       calls = 1,
       throttledCalls = 0,
+      corruptAggregates = 0,
       failure = None
     )
 
@@ -80,7 +81,7 @@ class BlockCatalogSuite extends AnyFunSuite {
     val c = catalog(a -> TrimHorizon)
     c.accept(Seq(read(a, TrimHorizon, Some(10))))
     val segment = c.plan(Map(a -> TrimHorizon), TriggerLimits(Some(4), None)).crossing.get.segment
-    assert(c.cut(segment, "4", records = 4, bytes = 400) == After("4"))
+    assert(c.cut(segment, After("4"), records = 4, bytes = 400) == After("4"))
     assert(c.plan(Map(a -> After("4")), noLimits).ends == Map(a -> After("10")))
     assert(c.release(Map(a -> After("4"))).isEmpty, "the second part still needs the block")
     assert(c.bufferedBytes == 600)

@@ -98,11 +98,11 @@ class ShardLineageSuite extends AnyFunSuite with ScalaCheckPropertyChecks {
           .filter(ShardLineage.readable(_, tracked, listed))
           .map(k => k -> advance(api, clock, k, tracked(k)))
         end.foreach {
-          case (k, ShardPosition.After(seq)) if !tracked.get(k).contains(ShardPosition.After(seq)) =>
+          case (k, end: ShardPosition.After) if !tracked.get(k).contains(end) =>
             listed(k).parents.foreach { p =>
               assert(tracked.get(key(p)).forall(_ == ShardPosition.ShardEnd), s"${k.shardId} read before its parent $p")
             }
-            read ++= new ShardRangeReader(api, k, tracked(k), Some(seq), 3, clock).map(r => new String(r.data, "UTF-8"))
+            read ++= new ShardRangeReader(api, k, tracked(k), Some(end), 3, clock).map(r => new String(r.data, "UTF-8"))
           case _ =>
         }
         positions = end

@@ -91,12 +91,15 @@ final class FakeKinesisApi(clock: ManualClock) extends KinesisApi {
     id
   }
 
-  def put(stream: String, shardId: String, data: String, partitionKey: String = "pk"): String = synchronized {
+  def put(stream: String, shardId: String, data: String, partitionKey: String = "pk"): String =
+    putBytes(stream, shardId, data.getBytes(StandardCharsets.UTF_8), partitionKey)
+
+  def putBytes(stream: String, shardId: String, data: Array[Byte], partitionKey: String): String = synchronized {
     val shard = streams(stream)(shardId)
     require(!shard.info.isClosed, s"$shardId is closed")
     nextSequence += 1
     val seq = nextSequence.toString
-    shard.records += KinesisRecord(partitionKey, data.getBytes(StandardCharsets.UTF_8), seq, clock.nowMillis())
+    shard.records += KinesisRecord(partitionKey, data, seq, clock.nowMillis())
     seq
   }
 
