@@ -1,9 +1,7 @@
 package io.github.sparkkinesis.bench
 
-import java.io.File
 import java.nio.charset.StandardCharsets.UTF_8
 import java.nio.file.Files
-import java.time.Instant
 import java.util.concurrent.{Callable, ConcurrentLinkedQueue, Executors}
 import java.util.concurrent.atomic.AtomicLong
 
@@ -11,7 +9,6 @@ import scala.jdk.CollectionConverters._
 
 import io.github.sparkkinesis.client._
 import io.github.sparkkinesis.consumers.ConsumerRegistration
-import io.github.sparkkinesis.testing.{EmulatorProcess, KinesisEmulator}
 import io.github.sparkkinesis.util.SystemClock
 import org.apache.spark.sql.{DataFrame, SparkSession}
 import org.apache.spark.sql.streaming.Trigger
@@ -64,40 +61,18 @@ object ReadBenchmark {
     val perShard = args.lift(1).map(_.toInt).getOrElse(2000)
     val payload = args.lift(2).map(_.toInt).getOrElse(200)
     val latencyRecords = args.lift(3).map(_.toInt).getOrElse(300)
-    val root = new File(sys.props.getOrElse("kinesis.test.root", "."))
-    val external = sys.env.get("KINESIS_ENDPOINT").filter(_.nonEmpty)
-    val region = external.flatMap(_ => sys.env.get("AWS_REGION")).getOrElse("us-east-1")
-    val emulator = new EmulatorProcess(root, region)
-    val endpoint = external.getOrElse(emulator.start())
-    val aws = KinesisEmulator.awsConfig(region, endpoint, emulated = external.isEmpty)
-    val admin = KinesisClientFactory.createAdmin(aws)
-    val options = Map("endpoint" -> endpoint, "region" -> region) ++
-      (if (external.isEmpty)
-         Map("awsAccessKey" -> KinesisEmulator.AccessKey, "awsSecretKey" -> KinesisEmulator.SecretKey)
-       else Map.empty)
-    val streams = Seq.newBuilder[String]
-    def newStream(prefix: String): String = {
-      val name = s"$prefix-${java.util.UUID.randomUUID().toString.take(8)}"
-      admin.createStream(name, shards)
-      streams += name
-      name
-    }
-    val loaded = newStream("bench-load")
-    val live = newStream("bench-live")
-    val spark = SparkSession
-      .builder()
-      .master("local[2]")
-      .config("spark.ui.enabled", "false")
-      .config("spark.sql.shuffle.partitions", "2")
-      .config("spark.driver.host", "127.0.0.1")
-      .getOrCreate()
+    val kinesis = new BenchKinesis(shards)
+    import kinesis.{admin, options}
+    val loaded = kinesis.newStream("bench-load")
+    val live = kinesis.newStream("bench-live")
+    val spark = BenchKinesis.spark(cores = 2)
     try {
-      val warmUp = newStream("bench-warm-up")
+      val warmUp = kinesis.newStream("bench-warm-up")
       write(admin, warmUp, 10 * shards, payload)
       sparkRead(spark, warmUp, options)
       sparkRead(spark, warmUp, options ++ Efo)
       val written = write(admin, loaded, shards * perShard, payload)
-      println(s"Wrote $written records of $payload bytes to $shards shards of $loaded at $endpoint")
+      println(s"Wrote $written records of $payload bytes to $shards shards of $loaded at ${kinesis.endpoint}")
       val throughput = Seq(
         sdkRead(admin, loaded),
         sparkRead(spark, loaded, options),
@@ -111,12 +86,10 @@ object ReadBenchmark {
         sdkSubscribedLatency(admin, live, latencyRecords),
         sparkLatency(spark, admin, live, options ++ Efo, latencyRecords)
       )
-      report(root, throughput, latency, s"dev/bench $shards $perShard $payload $latencyRecords", endpoint)
+      report(kinesis, throughput, latency, s"dev/bench $shards $perShard $payload $latencyRecords")
     } finally {
       spark.stop()
-      if (external.isDefined) streams.result().foreach(admin.deleteStream)
-      admin.close()
-      emulator.stop()
+      kinesis.close()
     }
   }
 
@@ -349,11 +322,10 @@ object ReadBenchmark {
   // ---- report ----
 
   private def report(
-      root: File,
+      kinesis: BenchKinesis,
       throughput: Seq[Throughput],
       latency: Seq[Latency],
-      command: String,
-      endpoint: String): Unit = {
+      command: String): Unit = {
     println(f"${"reader"}%-58s ${"records"}%8s ${"ms"}%7s ${"records/s"}%10s ${"MB/s"}%6s")
     throughput.foreach { r =>
       println(f"${r.name}%-58s ${r.records}%8d ${r.millis}%7d ${r.recordsPerSecond}%10.0f ${r.megabytesPerSecond}%6.2f")
@@ -377,27 +349,15 @@ object ReadBenchmark {
           s""""p99Millis": ${l.percentile(99)}, "maxMillis": ${l.millis.max}}"""
       }
       .mkString(",\n")
-    val target = if (endpoint.startsWith("http://127.0.0.1")) "kinesis-local on loopback" else endpoint
-    val out = new File(root, "bench/results/read-benchmark.json")
-    out.getParentFile.mkdirs()
-    Files.write(
-      out.toPath,
-      s"""{
-         |  "measuredAt": "${Instant.now()}",
-         |  "command": "$command",
-         |  "kinesis": "$target",
-         |  "machine": "${Runtime.getRuntime.availableProcessors()} cores",
-         |  "throughput": [
-         |$throughputJson
-         |  ],
-         |  "connectorToSdkThroughputRatio": ${f"$ratio%.3f"},
-         |  "connectorToSdkThroughputRatioEfo": ${f"$efoRatio%.3f"},
-         |  "latency": [
-         |$latencyJson
-         |  ]
-         |}
-         |""".stripMargin.getBytes(UTF_8)
+    kinesis.saveResults(
+      "read-benchmark.json",
+      command,
+      Seq(
+        s""""throughput": [\n$throughputJson\n  ]""",
+        f""""connectorToSdkThroughputRatio": $ratio%.3f""",
+        f""""connectorToSdkThroughputRatioEfo": $efoRatio%.3f""",
+        s""""latency": [\n$latencyJson\n  ]"""
+      )
     )
-    println(s"Saved ${out.getPath}")
   }
 }

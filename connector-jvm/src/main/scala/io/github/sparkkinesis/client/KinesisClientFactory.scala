@@ -91,4 +91,8 @@ object SharedKinesisApis {
   private val apis = new ConcurrentHashMap[AwsConfig, KinesisApi]()
 
   def get(aws: AwsConfig): KinesisApi = apis.computeIfAbsent(aws, a => KinesisClientFactory.create(a))
+
+  /** Tests: the client this JVM's tasks use for `aws` from now on, e.g. one that injects faults. */
+  private[sparkkinesis] def replace(aws: AwsConfig)(wrap: KinesisApi => KinesisApi): Unit =
+    apis.put(aws, wrap(get(aws)))
 }

@@ -206,6 +206,55 @@ object KinesisOptions {
       "256mb"
     )(bytes(min = 1, max = Long.MaxValue))
 
+  // ---- writing (the sink) ----
+
+  val NullData: OptionSpec[NullDataPolicy] =
+    spec(
+      "nullData",
+      "fail",
+      "What the sink does with a row whose data is null: fail (the task fails, naming the row) or skip " +
+        "(the row is not written and counted in the metric nullDataRowsSkipped).",
+      "skip"
+    )(NullDataPolicy.parse)
+
+  val MaxInFlightRequests: OptionSpec[Int] =
+    spec(
+      "maxInFlightRequests",
+      "4",
+      "PutRecords requests one writing task has under way at once (at most 64).",
+      "4"
+    )(int(1, 64))
+
+  val WriteRetryTimeout: OptionSpec[Long] =
+    spec(
+      "writeRetryTimeout",
+      "2m",
+      "How long the sink tries again the records Kinesis turns down (throttled, internal failure) before " +
+        "the task fails with how many records were not written and why.",
+      "5m"
+    )(durationMillis(min = 0, max = Long.MaxValue))
+
+  val KplAggregation: OptionSpec[Boolean] =
+    spec(
+      "kplAggregation",
+      "false",
+      "Whether the sink packs rows bound for the same shard into KPL aggregated records: fewer, larger " +
+        "Kinesis records, which this source and the KCL read back as the rows.",
+      "true"
+    )(boolean)
+
+  val KplAggregationMaxSize: OptionSpec[Long] =
+    spec(
+      "kplAggregationMaxSize",
+      "50kb",
+      "With kplAggregation: the most bytes of one aggregated record (the KPL's default; at most 1mb).",
+      "50kb"
+    )(bytes(min = 1024, max = 1024L * 1024))
+
+  /** The options only the sink reads; it also reads `streamName` and where and as whom to call Kinesis. */
+  val sinkOnly: Seq[OptionSpec[_]] =
+    Seq(NullData, MaxInFlightRequests, WriteRetryTimeout, KplAggregation, KplAggregationMaxSize)
+
   val all: Seq[OptionSpec[_]] = Seq(
     StreamName,
     InitialPositionOption,
@@ -246,11 +295,15 @@ object KinesisOptions {
 
   private val internal: Seq[OptionSpec[_]] = Seq(SubscriptionLifetime)
 
-  private val byLowerKey: Map[String, OptionSpec[_]] = (all ++ internal).map(s => s.lowerKey -> s).toMap
+  private val byLowerKey: Map[String, OptionSpec[_]] = (all ++ sinkOnly ++ internal).map(s => s.lowerKey -> s).toMap
 
-  /** The README's option table, generated from the declarations above (a test keeps the README in step). */
-  def markdownTable: String = {
-    val rows = all.map { s =>
+  /** The README's option tables, generated from the declarations above (a test keeps the README in step). */
+  def markdownTable: String = markdownTable(all)
+
+  def sinkMarkdownTable: String = markdownTable(sinkOnly)
+
+  private def markdownTable(specs: Seq[OptionSpec[_]]): String = {
+    val rows = specs.map { s =>
       val default = s.default.map(d => s"`$d`").getOrElse(if (s == StreamName) "required" else "")
       s"| `${s.key}` | $default | ${s.doc.replace("|", "\\|")} |"
     }

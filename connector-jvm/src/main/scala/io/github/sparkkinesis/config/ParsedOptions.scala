@@ -27,6 +27,9 @@ final class ParsedOptions(raw: Map[String, String]) {
   def required[T](spec: OptionSpec[T]): T =
     get(spec).getOrElse(throw KinesisErrors.missingOption(spec.key, spec.example))
 
+  /** Parses every known option given, so that a bad value fails whichever way the options are used. */
+  def checkGiven(): Unit = raw.keys.flatMap(KinesisOptions.find).foreach(get(_))
+
   /** Keys the connector does not know, as the user wrote them; Spark's own `path` is not reported. */
   def unknownKeys: Seq[String] =
     raw.keys.filter(k => KinesisOptions.find(k).isEmpty && k.toLowerCase(Locale.ROOT) != "path").toSeq.sorted

@@ -11,6 +11,9 @@ class KinesisConnectorException(val errorId: String, message: String, cause: Thr
 class KinesisOptionException(val errorId: String, message: String)
     extends IllegalArgumentException(s"[$errorId] $message")
 
+/** A DataFrame the sink cannot write, raised when the write is planned, before any row is read. */
+class KinesisSchemaException(message: String) extends IllegalArgumentException(s"[KINESIS_SINK_COLUMNS] $message")
+
 /** The one place that words the connector's errors. */
 object KinesisErrors {
 

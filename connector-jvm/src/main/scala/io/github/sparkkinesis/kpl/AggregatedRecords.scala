@@ -86,6 +86,46 @@ object AggregatedRecords {
     Magic ++ body ++ md5(body, 0, body.length)
   }
 
+  /**
+   * The exact size of the aggregate that [[encode]] makes of some records, kept as records are added, so a
+   * writer knows whether the next one still fits. Not thread-safe.
+   */
+  final class SizeTracker {
+    private val keys = scala.collection.mutable.HashMap.empty[String, Int]
+    private val hashKeys = scala.collection.mutable.HashMap.empty[String, Int]
+    private var size = (Magic.length + DigestLength).toLong
+
+    /** Bytes of the aggregate so far. */
+    def bytes: Long = size
+
+    /** Bytes of the aggregate with `record` added. */
+    def bytesWith(record: UserRecord): Long = size + growth(record)
+
+    def add(record: UserRecord): Unit = {
+      size += growth(record)
+      keys.getOrElseUpdate(record.partitionKey, keys.size)
+      record.explicitHashKey.foreach(h => hashKeys.getOrElseUpdate(h, hashKeys.size))
+    }
+
+    private def growth(r: UserRecord): Long = {
+      val keyIndex = keys.getOrElse(r.partitionKey, keys.size)
+      val hashKeyIndex = r.explicitHashKey.map(h => hashKeys.getOrElse(h, hashKeys.size))
+      val entry = 1 + varintSize(keyIndex) + hashKeyIndex.fold(0)(i => 1 + varintSize(i)) +
+        1 + varintSize(r.data.length) + r.data.length
+      val newKey = if (keys.contains(r.partitionKey)) 0 else stringFieldSize(r.partitionKey)
+      val newHashKey = r.explicitHashKey.filterNot(hashKeys.contains).fold(0)(stringFieldSize)
+      (1 + varintSize(entry) + entry + newKey + newHashKey).toLong
+    }
+
+    private def stringFieldSize(s: String): Int = {
+      val n = s.getBytes(java.nio.charset.StandardCharsets.UTF_8).length
+      1 + varintSize(n) + n
+    }
+
+    private def varintSize(n: Int): Int =
+      if (n < (1 << 7)) 1 else if (n < (1 << 14)) 2 else if (n < (1 << 21)) 3 else if (n < (1 << 28)) 4 else 5
+  }
+
   /** Whether the data begins with the KPL's magic bytes. */
   def startsWithMagic(data: Array[Byte]): Boolean =
     data.length >= Magic.length && Magic.indices.forall(i => data(i) == Magic(i))

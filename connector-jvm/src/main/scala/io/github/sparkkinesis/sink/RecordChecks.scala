@@ -1,6 +1,7 @@
 package io.github.sparkkinesis.sink
 
 import io.github.sparkkinesis.client.{PutRecord, ShardInfo}
+import io.github.sparkkinesis.config.NullDataPolicy
 
 /**
  * The checks a record passes before anything of it is sent, each failing with what is wrong and with which
@@ -13,19 +14,12 @@ object RecordChecks {
   val MaxPartitionKeyChars = 256
   val MaxRecordBytes: Long = 1024L * 1024
 
-  /** What to do with a row whose `data` is null: the sink option `nullData`. */
-  sealed trait NullData
-  object NullData {
-    case object Fail extends NullData
-    case object Skip extends NullData
-  }
-
   /** A record to send, or None for a row skipped because its data is null and the sink skips those. */
   def check(
       partitionKey: String,
       data: Array[Byte],
       explicitHashKey: Option[String],
-      nullData: NullData,
+      nullData: NullDataPolicy,
       row: => String): Option[PutRecord] = {
     if (partitionKey == null || partitionKey.isEmpty)
       throw badRecord(s"its partitionKey is ${if (partitionKey == null) "null" else "empty"}", row)
@@ -39,11 +33,11 @@ object RecordChecks {
       if (!valid) throw badRecord(s"its explicitHashKey '$key' is not a decimal number from 0 to 2^128 - 1", row)
     }
     if (data == null) nullData match {
-      case NullData.Fail =>
+      case NullDataPolicy.Fail =>
         throw badRecord(
           "its data is null; filter such rows out, or set .option(\"nullData\", \"skip\") to skip and count them",
           row)
-      case NullData.Skip => None
+      case NullDataPolicy.Skip => None
     }
     else {
       val record = PutRecord(partitionKey, data, explicitHashKey)
@@ -55,6 +49,17 @@ object RecordChecks {
       Some(record)
     }
   }
+
+  private val StreamName = "[a-zA-Z0-9_.-]{1,128}".r
+
+  /** The stream a row goes to: its `stream` column, else the option `streamName`. */
+  def stream(column: Option[String], option: Option[String], row: => String): String =
+    column.orElse(option) match {
+      case Some(name) if StreamName.matches(name) => name
+      case Some(name) =>
+        throw badRecord(s"its stream '$name' is not a stream name (1 to 128 letters, digits, '_', '.' or '-')", row)
+      case None => throw badRecord("its stream is null and the option streamName is not set", row)
+    }
 
   private def badRecord(problem: String, row: String) =
     new IllegalArgumentException(s"[KINESIS_BAD_RECORD] A row cannot be written to Kinesis: $problem. The row: $row")

@@ -19,9 +19,14 @@ import io.github.sparkkinesis.util.Clock
  */
 final case class SendSettings(maxInFlight: Int, retryDeadlineMs: Long)
 
-/** What a task has sent, for the sink's metrics. Thread-safe. */
+/**
+ * What a task has sent, for the sink's metrics: Kinesis records and the rows in them (more than one per
+ * KPL aggregated record), their data's bytes, records sent again and requests Kinesis throttled.
+ * Thread-safe.
+ */
 final class SendCounters {
   val records = new AtomicLong()
+  val rows = new AtomicLong()
   val bytes = new AtomicLong()
   val retriedRecords = new AtomicLong()
   val throttledRequests = new AtomicLong()
@@ -50,14 +55,17 @@ final class RecordSender(
   private val slots = new Semaphore(settings.maxInFlight)
   private val underWay = mutable.ArrayBuffer.empty[Future[Unit]]
 
-  /** Adds a record (checked already: see [[RecordChecks]]); sends its stream's request once it is full. */
-  def add(stream: String, record: PutRecord): Unit = {
+  /**
+   * Adds a record (checked already: see [[RecordChecks]]) that carries `rows` rows; sends its stream's
+   * request once it is full.
+   */
+  def add(stream: String, record: PutRecord, rows: Int = 1): Unit = {
     collectFinished()
     val size = sizeOf(record)
     if (pending.get(stream).exists(b => b.records.size == MaxRecordsPerRequest || b.bytes + size > MaxBytesPerRequest))
       send(stream)
     val batch = pending.getOrElseUpdate(stream, new Pending)
-    batch.records += record
+    batch.records += Entry(record, rows)
     batch.bytes += size
   }
 
@@ -91,7 +99,7 @@ final class RecordSender(
     catch { case e: java.util.concurrent.ExecutionException => throw e.getCause }
 
   /** One request, and its failed records again until they are written or the deadline passes. */
-  private def deliver(stream: String, records: Vector[PutRecord]): Unit = {
+  private def deliver(stream: String, records: Vector[Entry]): Unit = {
     val deadline = clock.nowMillis() + settings.retryDeadlineMs
     val backoff = new Backoff(RetryMinMs, RetryMaxMs, clock)
     var left = records
@@ -101,12 +109,13 @@ final class RecordSender(
       attempts += 1
       val failed =
         try {
-          val results = api.putRecords(stream, left)
+          val results = api.putRecords(stream, left.map(_.record))
           val turnedDown = left.zip(results).filterNot(_._2.succeeded)
           if (turnedDown.exists(_._2.errorCode.contains(Throttled))) counters.throttledRequests.incrementAndGet()
           val written = left.zip(results).filter(_._2.succeeded).map(_._1)
           counters.records.addAndGet(written.size.toLong)
-          counters.bytes.addAndGet(written.iterator.map(_.data.length.toLong).sum)
+          counters.rows.addAndGet(written.iterator.map(_.rows.toLong).sum)
+          counters.bytes.addAndGet(written.iterator.map(_.record.data.length.toLong).sum)
           lastErrors = turnedDown.groupBy(_._2.errorCode.getOrElse("unknown")).map { case (k, v) => k -> v.size }
           turnedDown.map(_._1)
         } catch {
@@ -160,8 +169,10 @@ object RecordSender {
       cause
     )
 
+  private final case class Entry(record: PutRecord, rows: Int)
+
   private final class Pending {
-    val records = mutable.ArrayBuffer.empty[PutRecord]
+    val records = mutable.ArrayBuffer.empty[Entry]
     var bytes = 0L
   }
 

@@ -1,6 +1,7 @@
 package io.github.sparkkinesis.source
 
-import org.apache.spark.sql.connector.metric.{CustomMetric, CustomSumMetric, CustomTaskMetric}
+import io.github.sparkkinesis.util.SummedMetric
+import org.apache.spark.sql.connector.metric.{CustomMetric, CustomTaskMetric}
 
 /**
  * What the Spark UI shows for each batch's Kinesis scan, besides Spark's own row counts: how many records
@@ -19,13 +20,8 @@ object KinesisReadMetrics {
   private final case class TaskValue(name: String, value: Long) extends CustomTaskMetric
 }
 
-/** Spark instantiates metric classes by name on the driver: each needs a public no-argument constructor. */
-final class RecordsFromPrefetchedBlocks extends CustomSumMetric {
-  override def name(): String = KinesisReadMetrics.FromBlocks
-  override def description(): String = "records read from prefetched blocks"
-}
+final class RecordsFromPrefetchedBlocks
+    extends SummedMetric(KinesisReadMetrics.FromBlocks, "records read from prefetched blocks")
 
-final class RecordsReadAgainFromKinesis extends CustomSumMetric {
-  override def name(): String = KinesisReadMetrics.FromKinesis
-  override def description(): String = "records read again from Kinesis (prefetched block gone)"
-}
+final class RecordsReadAgainFromKinesis
+    extends SummedMetric(KinesisReadMetrics.FromKinesis, "records read again from Kinesis (prefetched block gone)")

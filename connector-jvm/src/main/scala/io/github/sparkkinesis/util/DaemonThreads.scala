@@ -13,6 +13,9 @@ object DaemonThreads {
   def cachedPool(name: String): ExecutorService =
     new ThreadPoolExecutor(0, Int.MaxValue, 60, TimeUnit.SECONDS, new SynchronousQueue[Runnable](), factory(name))
 
+  /** A pool of `threads` threads; what is submitted beyond them waits in an unbounded queue. */
+  def fixedPool(name: String, threads: Int): ExecutorService = Executors.newFixedThreadPool(threads, factory(name))
+
   private lazy val shield = cachedPool("kinesis-driver-call")
 
   /**

@@ -7,35 +7,48 @@ import org.scalatest.funsuite.AnyFunSuite
 
 class OptionsDocumentationSuite extends AnyFunSuite {
 
-  test("the README's option table is the one the option declarations generate") {
+  test("the README's option tables are the ones the option declarations generate") {
     val readme = OptionsTable.readme(sys.props("kinesis.test.root"))
-    val documented = OptionsTable.documented(readme).getOrElse(fail(s"README.md has no line ${OptionsTable.Start}"))
-    assert(
-      documented == KinesisOptions.markdownTable,
-      "run dev/sbt \"connector/Test/runMain io.github.sparkkinesis.config.OptionsTable\" to update README.md")
+    OptionsTable.tables.foreach { case (marker, table) =>
+      val documented =
+        OptionsTable.documented(readme, marker).getOrElse(fail(s"README.md has no line ${OptionsTable.start(marker)}"))
+      assert(
+        documented == table,
+        "run dev/sbt \"connector/Test/runMain io.github.sparkkinesis.config.OptionsTable\" to update README.md")
+    }
   }
 
   test("every option key is unique, whatever its case") {
-    assert(KinesisOptions.all.map(_.lowerKey).distinct.size == KinesisOptions.all.size)
+    val keys = (KinesisOptions.all ++ KinesisOptions.sinkOnly).map(_.lowerKey)
+    assert(keys.distinct.size == keys.size)
   }
 }
 
-/** Writes the generated option table into README.md: `dev/sbt "connector/Test/runMain <this> [repo root]"`. */
+/** Writes the generated option tables into README.md: `dev/sbt "connector/Test/runMain <this> [repo root]"`. */
 object OptionsTable {
-  val Start = "<!-- options:start (generated from KinesisOptions; OptionsDocumentationSuite checks it) -->\n"
-  val End = "\n<!-- options:end -->"
+
+  /** Each table's marker in the README, and the table. */
+  val tables: Seq[(String, String)] =
+    Seq("options" -> KinesisOptions.markdownTable, "sink-options" -> KinesisOptions.sinkMarkdownTable)
+
+  def start(marker: String): String =
+    s"<!-- $marker:start (generated from KinesisOptions; OptionsDocumentationSuite checks it) -->\n"
+  def end(marker: String): String = s"\n<!-- $marker:end -->"
 
   def readme(root: String): String =
     new String(Files.readAllBytes(Paths.get(root, "README.md")), StandardCharsets.UTF_8)
 
-  def documented(readme: String): Option[String] =
-    Some(readme.indexOf(Start)).filter(_ >= 0).map(i => readme.substring(i + Start.length, readme.indexOf(End, i)))
+  def documented(readme: String, marker: String): Option[String] =
+    Some(readme.indexOf(start(marker)))
+      .filter(_ >= 0)
+      .map(i => readme.substring(i + start(marker).length, readme.indexOf(end(marker), i)))
 
   def main(args: Array[String]): Unit = {
     val root = args.headOption.orElse(sys.props.get("kinesis.test.root")).getOrElse(".")
-    val text = readme(root)
-    val old = documented(text).getOrElse(sys.error(s"README.md has no line $Start"))
-    val updated = text.replace(Start + old + End, Start + KinesisOptions.markdownTable + End)
+    val updated = tables.foldLeft(readme(root)) { case (text, (marker, table)) =>
+      val old = documented(text, marker).getOrElse(sys.error(s"README.md has no line ${start(marker)}"))
+      text.replace(start(marker) + old + end(marker), start(marker) + table + end(marker))
+    }
     Files.write(Paths.get(root, "README.md"), updated.getBytes(StandardCharsets.UTF_8))
   }
 }

@@ -2,18 +2,19 @@ package io.github.sparkkinesis.sink
 
 import java.nio.charset.StandardCharsets.UTF_8
 
-import io.github.sparkkinesis.sink.RecordChecks.NullData
+import io.github.sparkkinesis.config.NullDataPolicy
 import org.scalatest.funsuite.AnyFunSuite
 
 class RecordChecksSuite extends AnyFunSuite {
 
   private def problem(key: String, data: Array[Byte], hashKey: Option[String] = None): String =
-    intercept[IllegalArgumentException](RecordChecks.check(key, data, hashKey, NullData.Fail, "row 7")).getMessage
+    intercept[IllegalArgumentException](RecordChecks.check(key, data, hashKey, NullDataPolicy.Fail, "row 7")).getMessage
 
   private val bytes = "x".getBytes(UTF_8)
 
   test("a good record passes as it is") {
-    val r = RecordChecks.check("k" * 256, bytes, Some("340282366920938463463374607431768211455"), NullData.Fail, "")
+    val r =
+      RecordChecks.check("k" * 256, bytes, Some("340282366920938463463374607431768211455"), NullDataPolicy.Fail, "")
     assert(
       r.map(x => (x.partitionKey.length, x.explicitHashKey)) == Some(
         (256, Some("340282366920938463463374607431768211455"))))
@@ -28,14 +29,14 @@ class RecordChecksSuite extends AnyFunSuite {
 
   test("a record of more than 1 MiB, data and partition key together, is refused") {
     val data = new Array[Byte](1024 * 1024 - 2)
-    assert(RecordChecks.check("ab", data, None, NullData.Fail, "").isDefined)
+    assert(RecordChecks.check("ab", data, None, NullDataPolicy.Fail, "").isDefined)
     assert(problem("abc", data).contains("take 1048577 bytes; Kinesis takes at most 1048576 (1 MiB)"))
   }
 
   test("null data fails by default, or is skipped when the sink is told to") {
     assert(
       problem("k", null).contains("""its data is null; filter such rows out, or set .option("nullData", "skip")"""))
-    assert(RecordChecks.check("k", null, None, NullData.Skip, "").isEmpty)
+    assert(RecordChecks.check("k", null, None, NullDataPolicy.Skip, "").isEmpty)
   }
 
   test("an explicit hash key must be a decimal number below 2^128") {

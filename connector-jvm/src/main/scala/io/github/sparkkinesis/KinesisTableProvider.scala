@@ -5,8 +5,7 @@ import java.util
 import scala.jdk.CollectionConverters._
 
 import io.github.sparkkinesis.client.KinesisClientFactory
-import io.github.sparkkinesis.config.KinesisSourceConfig
-import io.github.sparkkinesis.source.{KinesisRecordSchema, KinesisTable}
+import io.github.sparkkinesis.source.KinesisRecordSchema
 import org.apache.spark.sql.connector.catalog.{Table, TableProvider}
 import org.apache.spark.sql.connector.expressions.Transform
 import org.apache.spark.sql.sources.DataSourceRegister
@@ -14,10 +13,12 @@ import org.apache.spark.sql.types.StructType
 import org.apache.spark.sql.util.CaseInsensitiveStringMap
 
 /**
- * The entry point Spark finds for `format("kinesis")`. Parses and validates every option when the DataFrame
- * is created, so a bad option fails at `.load()`. Driver side; stateless.
+ * The entry point Spark finds for `format("kinesis")`, reading and writing. Spark asks it for the table the
+ * same way for `.load()` and for `.save()`/`.start()`, so every option value given is checked here and
+ * fails at once; what only a read needs (streamName) or only a write (its columns) is checked when the
+ * read or write is planned. Driver side; stateless.
  */
-class KinesisSourceProvider extends TableProvider with DataSourceRegister {
+class KinesisTableProvider extends TableProvider with DataSourceRegister {
 
   override def shortName(): String = "kinesis"
 
@@ -27,8 +28,5 @@ class KinesisSourceProvider extends TableProvider with DataSourceRegister {
       schema: StructType,
       partitioning: Array[Transform],
       properties: util.Map[String, String]
-  ): Table = {
-    val config = KinesisSourceConfig(properties.asScala.toMap, () => KinesisClientFactory.defaultRegion())
-    new KinesisTable(config)
-  }
+  ): Table = KinesisTable(properties.asScala.toMap, () => KinesisClientFactory.defaultRegion())
 }

@@ -1,0 +1,64 @@
+package io.github.sparkkinesis
+
+import java.util
+
+import io.github.sparkkinesis.config.{AwsConfig, KinesisOptions, KinesisSinkConfig, KinesisSourceConfig, ParsedOptions}
+import io.github.sparkkinesis.sink.{KinesisWriteBuilder, SinkTotals}
+import io.github.sparkkinesis.source.{KinesisRecordSchema, KinesisScan}
+import org.apache.spark.sql.connector.catalog.{SupportsRead, SupportsWrite, TableCapability}
+import org.apache.spark.sql.connector.read.streaming.ReportsSinkMetrics
+import org.apache.spark.sql.connector.read.ScanBuilder
+import org.apache.spark.sql.connector.write.{LogicalWriteInfo, WriteBuilder}
+import org.apache.spark.sql.types.StructType
+import org.apache.spark.sql.util.CaseInsensitiveStringMap
+
+/**
+ * Kinesis streams as one `format("kinesis")` names them: read as a micro-batch stream, written by batch
+ * and streaming queries. The options are those of the `.load()`, `.save()` or `.start()`: each value given
+ * is checked when the table is created, the source's or the sink's whole configuration when a read or a
+ * write is planned. A write takes any DataFrame; its columns are checked against the sink's when it is
+ * planned. As a streaming query's sink it reports what was written (see [[SinkTotals]]). Driver side.
+ */
+final class KinesisTable private (options: Map[String, String], defaultRegion: () => Option[String])
+    extends SupportsRead
+    with SupportsWrite
+    with ReportsSinkMetrics {
+
+  private val totals = new SinkTotals
+
+  override def name(): String = s"KinesisV2[${options.collectFirst(streamName).getOrElse("")}]"
+
+  override def schema(): StructType = KinesisRecordSchema.schema
+
+  override def capabilities(): util.Set[TableCapability] =
+    util.EnumSet.of(
+      TableCapability.MICRO_BATCH_READ,
+      TableCapability.BATCH_WRITE,
+      TableCapability.STREAMING_WRITE,
+      TableCapability.ACCEPT_ANY_SCHEMA)
+
+  override def newScanBuilder(ignored: CaseInsensitiveStringMap): ScanBuilder = {
+    val config = KinesisSourceConfig(options, defaultRegion)
+    () => new KinesisScan(config)
+  }
+
+  override def newWriteBuilder(info: LogicalWriteInfo): WriteBuilder =
+    new KinesisWriteBuilder(KinesisSinkConfig(options, defaultRegion), info.schema(), totals)
+
+  override def metrics(): util.Map[String, String] = totals.asProgressMetrics
+
+  private def streamName: PartialFunction[(String, String), String] = {
+    case (k, v) if k.equalsIgnoreCase(KinesisOptions.StreamName.key) => v
+  }
+}
+
+object KinesisTable {
+
+  /** Checks every option value given (and that a region is known) before the table exists. */
+  def apply(options: Map[String, String], defaultRegion: () => Option[String]): KinesisTable = {
+    val parsed = new ParsedOptions(options)
+    parsed.checkGiven()
+    AwsConfig.fromOptions(parsed, defaultRegion)
+    new KinesisTable(options, defaultRegion)
+  }
+}

@@ -1,0 +1,100 @@
+package io.github.sparkkinesis.sink
+
+import java.util.concurrent.ExecutorService
+
+import io.github.sparkkinesis.client.KinesisApi
+import io.github.sparkkinesis.config.KinesisSinkConfig
+import io.github.sparkkinesis.util.{Clock, DaemonThreads}
+import org.apache.spark.sql.catalyst.InternalRow
+import org.apache.spark.sql.connector.metric.CustomTaskMetric
+import org.apache.spark.sql.connector.write.{DataWriter, WriterCommitMessage}
+import org.slf4j.LoggerFactory
+
+/** What a writing task reports when it commits: its counts, summed by the driver. */
+final case class KinesisWriterCommit(counts: WriteCounts) extends WriterCommitMessage
+
+/**
+ * Writes one task's rows to Kinesis. Each row is checked before anything of it is sent
+ * ([[RecordChecks]]), packed into KPL aggregates when the sink aggregates ([[RecordAggregator]]), and
+ * sent by a [[RecordSender]] with at most `maxInFlightRequests` requests under way. `writeAll` and
+ * `commit` return once every record is written, or fail the task. Runs in one task on an executor; not thread-safe.
+ *
+ * @param task names the task in logs and errors, e.g. "partition 3 of epoch 7"
+ */
+final class KinesisDataWriter(
+    config: KinesisSinkConfig,
+    columns: SinkColumns,
+    api: KinesisApi,
+    clock: Clock,
+    task: String)
+    extends DataWriter[InternalRow] {
+  private val log = LoggerFactory.getLogger(getClass)
+  private val startedAt = System.nanoTime()
+
+  private val requests: ExecutorService = DaemonThreads.fixedPool("kinesis-put", config.maxInFlightRequests)
+  private val sender =
+    new RecordSender(api, SendSettings(config.maxInFlightRequests, config.retryTimeoutMs), clock, requests)
+  private val aggregator = config.aggregateMaxBytes.map { maxBytes =>
+    new RecordAggregator(maxBytes, stream => ShardMap.shared(api, stream, clock), sender.add)
+  }
+  private var rows = 0L
+  private var skipped = 0L
+
+  override def write(row: InternalRow): Unit = {
+    rows += 1
+    val partitionKey = string(row, columns.partitionKey)
+    def described = {
+      val key = Option(partitionKey).map(k => if (k.length > 40) s"'${k.take(40)}...'" else s"'$k'").getOrElse("null")
+      s"row $rows of $task, partitionKey $key"
+    }
+    val stream = RecordChecks.stream(columns.stream.flatMap(i => Option(string(row, i))), config.stream, described)
+    val data =
+      if (row.isNullAt(columns.data)) null
+      else if (columns.dataIsString) row.getUTF8String(columns.data).getBytes
+      else row.getBinary(columns.data)
+    val hashKey = columns.explicitHashKey.flatMap(i => Option(string(row, i)))
+    RecordChecks.check(partitionKey, data, hashKey, config.nullData, described) match {
+      case None => skipped += 1
+      case Some(record) => aggregator.fold(sender.add(stream, record))(_.add(stream, record))
+    }
+  }
+
+  /**
+   * A task's rows, all sent before this returns: Spark reads the task's metrics right after, before it
+   * commits, so they then count every record the task writes.
+   */
+  override def writeAll(rows: java.util.Iterator[InternalRow]): Unit = {
+    while (rows.hasNext) write(rows.next())
+    sendAll()
+  }
+
+  override def commit(): WriterCommitMessage = {
+    sendAll()
+    KinesisWriterCommit(counts)
+  }
+
+  private def sendAll(): Unit = {
+    aggregator.foreach(_.flush())
+    sender.flush()
+  }
+
+  override def abort(): Unit =
+    log.warn(
+      s"Writing $task to Kinesis failed after ${sender.counters.rows.get} of $rows rows were written; they stay " +
+        "in Kinesis, and Spark writes the task again (delivery is at least once)")
+
+  override def currentMetricsValues(): Array[CustomTaskMetric] = KinesisWriteMetrics.taskValues(counts)
+
+  override def close(): Unit = {
+    requests.shutdownNow()
+    val c = counts
+    log.info(
+      s"Wrote $task: rows=${c.rows} kinesisRecords=${c.kinesisRecords} bytes=${c.bytes} retried=${c.retried} " +
+        s"throttledRequests=${c.throttled} skipped=${c.skipped} ms=${(System.nanoTime() - startedAt) / 1000000}")
+  }
+
+  private def counts: WriteCounts = WriteCounts.of(sender.counters, skipped)
+
+  private def string(row: InternalRow, ordinal: Int): String =
+    if (row.isNullAt(ordinal)) null else row.getUTF8String(ordinal).toString
+}

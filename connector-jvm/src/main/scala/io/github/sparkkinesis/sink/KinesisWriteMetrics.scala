@@ -1,0 +1,98 @@
+package io.github.sparkkinesis.sink
+
+import java.util.concurrent.atomic.AtomicLong
+
+import scala.jdk.CollectionConverters._
+
+import io.github.sparkkinesis.util.SummedMetric
+import org.apache.spark.sql.connector.metric.{CustomMetric, CustomTaskMetric}
+
+/**
+ * What the Spark UI shows for each write to Kinesis, summed over its tasks: rows written, the Kinesis
+ * records they took (fewer with kplAggregation), bytes of data, records sent again after Kinesis turned
+ * them down, PutRecords requests Kinesis throttled, and rows skipped for null data (nullData skip).
+ */
+object KinesisWriteMetrics {
+  val Rows = "recordsWritten"
+  val KinesisRecords = "kinesisRecordsWritten"
+  val Bytes = "bytesWritten"
+  val Retried = "recordsRetried"
+  val Throttled = "throttledRequests"
+  val Skipped = "nullDataRowsSkipped"
+
+  def supported: Array[CustomMetric] =
+    Array(
+      new RecordsWritten,
+      new KinesisRecordsWritten,
+      new BytesWritten,
+      new RecordsRetried,
+      new ThrottledRequests,
+      new NullDataRowsSkipped)
+
+  def taskValues(counts: WriteCounts): Array[CustomTaskMetric] =
+    counts.asMap.map { case (name, value) => TaskValue(name, value): CustomTaskMetric }.toArray
+
+  private final case class TaskValue(name: String, value: Long) extends CustomTaskMetric
+}
+
+/** One task's counts, as it reports them when it commits. */
+final case class WriteCounts(
+    rows: Long,
+    kinesisRecords: Long,
+    bytes: Long,
+    retried: Long,
+    throttled: Long,
+    skipped: Long) {
+  import KinesisWriteMetrics._
+
+  def asMap: Seq[(String, Long)] =
+    Seq(
+      Rows -> rows,
+      KinesisRecords -> kinesisRecords,
+      Bytes -> bytes,
+      Retried -> retried,
+      Throttled -> throttled,
+      Skipped -> skipped)
+}
+
+object WriteCounts {
+  def of(sent: SendCounters, skipped: Long): WriteCounts =
+    WriteCounts(
+      sent.rows.get,
+      sent.records.get,
+      sent.bytes.get,
+      sent.retriedRecords.get,
+      sent.throttledRequests.get,
+      skipped)
+}
+
+/**
+ * What a streaming query's sink has written since the query started, summed from its tasks' commit
+ * messages: shown in every query progress under `sink.metrics`. Thread-safe.
+ */
+final class SinkTotals {
+  private val totals = KinesisWriteMetrics.supported.map(_.name() -> new AtomicLong()).toMap
+
+  def add(counts: WriteCounts): Unit = counts.asMap.foreach { case (name, value) => totals(name).addAndGet(value) }
+
+  def asProgressMetrics: java.util.Map[String, String] =
+    totals.map { case (name, value) => name -> value.get.toString }.asJava
+}
+
+final class RecordsWritten extends SummedMetric(KinesisWriteMetrics.Rows, "rows written to Kinesis")
+
+final class KinesisRecordsWritten
+    extends SummedMetric(
+      KinesisWriteMetrics.KinesisRecords,
+      "Kinesis records written (fewer than rows with kplAggregation)")
+
+final class BytesWritten extends SummedMetric(KinesisWriteMetrics.Bytes, "bytes of data written to Kinesis")
+
+final class RecordsRetried
+    extends SummedMetric(KinesisWriteMetrics.Retried, "Kinesis records sent again after Kinesis turned them down")
+
+final class ThrottledRequests
+    extends SummedMetric(KinesisWriteMetrics.Throttled, "PutRecords requests Kinesis throttled")
+
+final class NullDataRowsSkipped
+    extends SummedMetric(KinesisWriteMetrics.Skipped, "rows skipped for null data (nullData skip)")

@@ -1,0 +1,56 @@
+package io.github.sparkkinesis.sink
+
+import scala.collection.mutable
+
+import io.github.sparkkinesis.client.PutRecord
+import io.github.sparkkinesis.kpl.{AggregatedRecords, UserRecord}
+
+/**
+ * Packs a writing task's records into KPL aggregated records, as the Kinesis Producer Library does: records
+ * bound for the same shard (by the stream's [[ShardMap]]) go into one aggregate of at most `maxBytes` (its
+ * data and partition key). An aggregate takes its first record's partition key and that record's hash key
+ * as its explicit hash key, so it lands in the shard its records would have gone to one by one; records of
+ * one partition key stay together and in order. A shard's aggregate is handed to `send` when the next
+ * record does not fit, and all of them by [[flush]]. An aggregate of one record is sent as that plain
+ * record; so is a record too large to share an aggregate. Not thread-safe: one task's thread uses it.
+ *
+ * @param send takes the stream, the Kinesis record and how many rows it carries
+ */
+final class RecordAggregator(maxBytes: Long, shardMap: String => ShardMap, send: (String, PutRecord, Int) => Unit) {
+
+  private final class Pending(val first: PutRecord) {
+    val records = mutable.ArrayBuffer.empty[UserRecord]
+    val size = new AggregatedRecords.SizeTracker
+    val keyBytes: Long = RecordSender.sizeOf(first) - first.data.length
+  }
+
+  private val pending = mutable.LinkedHashMap.empty[(String, String), Pending]
+  private val maps = mutable.Map.empty[String, ShardMap]
+
+  def add(stream: String, record: PutRecord): Unit = {
+    val hashKey = ShardMap.hashKeyOf(record.partitionKey, record.explicitHashKey)
+    val shard = (stream, maps.getOrElseUpdate(stream, shardMap(stream)).shardOf(hashKey))
+    val user = UserRecord(record.partitionKey, record.explicitHashKey, record.data)
+    if (pending.get(shard).exists(p => p.size.bytesWith(user) + p.keyBytes > maxBytes)) emit(shard)
+    val open = pending.getOrElseUpdate(shard, new Pending(record.copy(explicitHashKey = Some(hashKey.toString))))
+    if (open.records.isEmpty && open.size.bytesWith(user) + open.keyBytes > maxBytes) {
+      pending.remove(shard)
+      send(stream, record, 1)
+    } else {
+      open.records += user
+      open.size.add(user)
+    }
+  }
+
+  /** Hands every open aggregate to `send`. */
+  def flush(): Unit = pending.keys.toSeq.foreach(emit)
+
+  private def emit(shard: (String, String)): Unit = pending.remove(shard).foreach { p =>
+    val (stream, _) = shard
+    p.records.toSeq match {
+      case Seq() => ()
+      case Seq(only) => send(stream, PutRecord(only.partitionKey, only.data, only.explicitHashKey), 1)
+      case many => send(stream, p.first.copy(data = AggregatedRecords.encode(many)), many.size)
+    }
+  }
+}
