@@ -244,6 +244,52 @@ def test_columns_carry_what_was_written(
     assert abs((arrived - dt.datetime.now()).total_seconds()) < 60, arrived
 
 
+def test_sink_writes_what_the_source_reads_back(
+    spark: SparkSession, kinesis: Kinesis, stream: str, tmp_path: Path
+) -> None:
+    # As the README's sink example: a key and a JSON payload per row, then an aggregated write.
+    orders = spark.createDataFrame(
+        [(i, f"customer-{i % 7}", i * 1.5) for i in range(300)], "order_id INT, customer STRING, total DOUBLE"
+    )
+    sink_options = kinesis.options(stream)
+    (
+        orders.selectExpr("CAST(order_id AS STRING) AS partitionKey", "to_json(struct(*)) AS data")
+        .write.format("kinesis")
+        .options(**sink_options)
+        .mode("append")
+        .save()
+    )
+    (
+        orders.selectExpr("customer AS partitionKey", "CAST(order_id + 1000 AS STRING) AS data")
+        .write.format("kinesis")
+        .options(**sink_options)
+        .option("kplAggregation", "true")
+        .mode("append")
+        .save()
+    )
+
+    collector = BatchCollector()
+    query = collector.start(
+        read(spark, kinesis.options(stream, initialPosition="trim_horizon")), tmp_path / "c"
+    )
+    try:
+        rows = poll("600 rows", collector.rows, lambda rows: len(rows) >= 600, query)
+    finally:
+        query.stop()
+
+    plain = sorted(
+        (r["partitionKey"], bytes(r["data"]).decode()) for r in rows if bytes(r["data"]).startswith(b"{")
+    )
+    expected = sorted(
+        (str(i), f'{{"order_id":{i},"customer":"customer-{i % 7}","total":{i * 1.5}}}') for i in range(300)
+    )
+    assert plain == expected
+    aggregated = sorted(
+        (r["partitionKey"], int(bytes(r["data"]))) for r in rows if not bytes(r["data"]).startswith(b"{")
+    )
+    assert aggregated == sorted((f"customer-{i % 7}", i + 1000) for i in range(300))
+
+
 def test_consumer_manager_over_py4j_as_the_readme_shows_it(
     spark: SparkSession, kinesis: Kinesis, stream: str
 ) -> None:
