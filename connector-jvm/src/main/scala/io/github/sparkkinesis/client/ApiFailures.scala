@@ -12,5 +12,6 @@ object ApiFailures {
       case e: KinesisApiException.AccessDenied => throw KinesisErrors.accessDenied(e.action, stream, api.target, e)
       case e: KinesisApiException.Unreachable => throw KinesisErrors.endpointUnreachable(stream, api.target, e)
       case e: KinesisApiException.Failed => throw KinesisErrors.kinesisCallFailed(action, stream, api.target, e)
+      case e: KinesisApiException.CredentialsUnavailable => throw KinesisErrors.credentialsUnavailable(api.target, e)
     }
 }

@@ -204,6 +204,9 @@ object KinesisApiException {
   final class AccessDenied(val action: String, message: String, cause: Throwable)
       extends KinesisApiException(message, cause)
 
+  /** No credentials could be had to sign the call: none found, or the role could not be assumed. */
+  final class CredentialsUnavailable(message: String, cause: Throwable) extends KinesisApiException(message, cause)
+
   /** The endpoint could not be reached at all. */
   final class Unreachable(message: String, cause: Throwable) extends KinesisApiException(message, cause)
 

@@ -75,6 +75,8 @@ object KinesisClientFactory {
       StaticCredentialsProvider.create(AwsBasicCredentials.create(id, secret.reveal))
     case AwsCredentialsConfig.StaticKeys(id, secret, Some(token)) =>
       StaticCredentialsProvider.create(AwsSessionCredentials.create(id, secret.reveal, token.reveal))
+    case assumed: AwsCredentialsConfig.AssumedRole => AssumedRoles.provider(assumed)
+    case session: AwsCredentialsConfig.RoleSession => AssumedRoles.receivedProvider(session.role)
   }
 
   /** The region of the SDK's default chain (environment, system property, profile, instance), if any. */

@@ -308,6 +308,7 @@ private[sparkkinesis] final class SdkKinesisApi(
     case e: ProvisionedThroughputExceededException => new KinesisApiException.Throttled(e.getMessage, e)
     case e: LimitExceededException => new KinesisApiException.Throttled(e.getMessage, e)
     case e: InvalidArgumentException if sequenceStart => new KinesisApiException.TrimmedSequence(e.getMessage, e)
+    case e if fromCredentials(e) => new KinesisApiException.CredentialsUnavailable(e.getMessage, e)
     case e: AwsServiceException if e.statusCode() == 403 || isAccessDenied(e) =>
       new KinesisApiException.AccessDenied(action, e.getMessage, e)
     case e: SdkClientException if causedByUnreachable(e) => new KinesisApiException.Unreachable(e.getMessage, e)
@@ -315,6 +316,14 @@ private[sparkkinesis] final class SdkKinesisApi(
     case e: KinesisApiException => e
     case e => new KinesisApiException.Failed(String.valueOf(e.getMessage), e)
   }
+
+  /** A failure to get credentials: from STS assuming the role, or no provider of the chain had any. */
+  private def fromCredentials(e: Throwable): Boolean =
+    Iterator.iterate(e)(_.getCause).takeWhile(_ != null).take(10).exists {
+      case _: software.amazon.awssdk.services.sts.model.StsException => true
+      case c: SdkClientException => String.valueOf(c.getMessage).startsWith("Unable to load credentials")
+      case _ => false
+    }
 
   private def isAccessDenied(e: AwsServiceException): Boolean =
     Option(e.awsErrorDetails()).flatMap(d => Option(d.errorCode())).exists(_.startsWith("AccessDenied"))

@@ -1,8 +1,13 @@
 package io.github.sparkkinesis.config
 
+import io.github.sparkkinesis.client.AssumedRoles
+import io.github.sparkkinesis.config.AwsCredentialsConfig.AssumedRole
 import io.github.sparkkinesis.errors.{KinesisErrors, KinesisOptionException}
 
-/** How the connector authenticates to AWS. Serializable: executors build their own clients from it. */
+/**
+ * How the connector authenticates to AWS. Serializable: executors build their own clients from it, but an
+ * assumed role travels as its current session only (see [[AwsCredentialsConfig.AssumedRole]]).
+ */
 sealed trait AwsCredentialsConfig extends Serializable
 
 object AwsCredentialsConfig {
@@ -16,8 +21,61 @@ object AwsCredentialsConfig {
     override def toString: String = s"StaticKeys(${maskedKeyId(accessKeyId)})"
   }
 
+  /**
+   * A role assumed, on the driver, with `base` credentials (static keys or the default chain), its sessions
+   * renewed before they expire. It never leaves the driver as it is: serialized into a task, it is replaced
+   * by the role's current session ([[RoleSession]]), so executors never receive the long-lived keys and
+   * need no credentials of their own.
+   */
+  final case class AssumedRole(role: RoleSpec, base: AwsCredentialsConfig) extends AwsCredentialsConfig {
+    private def writeReplace(): AnyRef = new RoleSession(role, AssumedRoles.currentSession(this))
+  }
+
+  /**
+   * On an executor: a session of the role as a task brought it from the driver. Every task brings the
+   * driver's current session; the executor keeps the newest for each role, and its clients, one per role,
+   * always sign with that. Equal for every session of one role.
+   */
+  final class RoleSession(val role: RoleSpec, val session: SessionCredentials) extends AwsCredentialsConfig {
+    private def readResolve(): AnyRef = {
+      AssumedRoles.received(role, session)
+      this
+    }
+    override def equals(other: Any): Boolean = other match {
+      case o: RoleSession => o.role == role
+      case _ => false
+    }
+    override def hashCode(): Int = role.hashCode()
+    override def toString: String = s"RoleSession(${role.arn}, ${session})"
+  }
+
   private[config] def maskedKeyId(id: String): String =
     if (id.length <= 8) Secret.Redacted else id.take(4) + "..." + id.takeRight(4)
+}
+
+/**
+ * An IAM role to assume, and how: the options roleArn, roleExternalId, roleSessionName and stsEndpoint.
+ * `region` is the region of the STS endpoint (the streams' region unless stsEndpoint says otherwise).
+ */
+final case class RoleSpec(
+    arn: String,
+    externalId: Option[String],
+    sessionName: String,
+    stsEndpoint: Option[String],
+    region: String,
+    durationSeconds: Int) {
+  override def toString: String =
+    s"role $arn (session $sessionName${externalId.fold("")(_ => ", with an external id")})"
+}
+
+/** Temporary credentials of an assumed role's session; the secrets are never shown. */
+final case class SessionCredentials(
+    accessKeyId: String,
+    secretKey: Secret,
+    sessionToken: Secret,
+    expiresAtMillis: Long) {
+  override def toString: String =
+    s"session ${AwsCredentialsConfig.maskedKeyId(accessKeyId)} until ${java.time.Instant.ofEpochMilli(expiresAtMillis)}"
 }
 
 /**
@@ -42,7 +100,30 @@ object AwsConfig {
       .orElse(endpoint.flatMap(regionOfEndpoint))
       .orElse(resolveDefaultRegion())
       .getOrElse(throw KinesisErrors.noRegion(endpoint))
-    AwsConfig(region, endpoint, credentials(options))
+    val keys = credentials(options)
+    AwsConfig(region, endpoint, assumedRole(options, region, keys).getOrElse(keys))
+  }
+
+  /** With roleArn: the role, assumed with `base` (the keys given, or the default chain). */
+  private def assumedRole(options: ParsedOptions, region: String, base: AwsCredentialsConfig): Option[AssumedRole] = {
+    val arn = options.get(KinesisOptions.RoleArn)
+    val externalId = options.get(KinesisOptions.RoleExternalId)
+    val stsEndpoint = options.get(KinesisOptions.StsEndpoint)
+    if (arn.isEmpty) {
+      if (externalId.isDefined) throw missingWith(KinesisOptions.RoleArn, KinesisOptions.RoleExternalId)
+      if (stsEndpoint.isDefined) throw missingWith(KinesisOptions.RoleArn, KinesisOptions.StsEndpoint)
+    }
+    arn.map { roleArn =>
+      val role = RoleSpec(
+        roleArn,
+        externalId,
+        options.required(KinesisOptions.RoleSessionName),
+        stsEndpoint,
+        stsEndpoint.flatMap(regionOfStsEndpoint).getOrElse(region),
+        (options.required(KinesisOptions.RoleSessionDuration) / 1000).toInt
+      )
+      AssumedRole(role, base)
+    }
   }
 
   private def credentials(options: ParsedOptions): AwsCredentialsConfig = {
@@ -61,9 +142,16 @@ object AwsConfig {
   private def missingWith(missing: OptionSpec[_], present: OptionSpec[_]) =
     new KinesisOptionException(
       "KINESIS_OPTION_MISSING",
-      s"Option '${missing.key}' is required when '${present.key}' is set: give awsAccessKey and awsSecretKey " +
-        "together, or neither to use the default credential chain."
+      s"Option '${missing.key}' is required when '${present.key}' is set: " + (
+        if (missing == KinesisOptions.RoleArn) s"${present.key} applies to the role roleArn names."
+        else "give awsAccessKey and awsSecretKey together, or neither to use the default credential chain."
+      )
     )
+
+  private val RegionInStsHost = """(?:^|\.)sts(?:-fips)?\.([a-z]{2}(?:-[a-z]+)+-\d+)\.""".r
+
+  private def regionOfStsEndpoint(endpoint: String): Option[String] =
+    Option(new java.net.URI(endpoint).getHost).flatMap(h => RegionInStsHost.findFirstMatchIn(h).map(_.group(1)))
 
   private val RegionInHost = """(?:^|\.)kinesis(?:-fips)?\.([a-z]{2}(?:-[a-z]+)+-\d+)\.""".r
 

@@ -63,6 +63,40 @@ object KinesisOptions {
   val AwsSessionToken: OptionSpec[Secret] =
     secretSpec("awsSessionToken", "Session token, when awsAccessKey and awsSecretKey are temporary credentials.")
 
+  val RoleArn: OptionSpec[String] =
+    spec(
+      "roleArn",
+      null,
+      "An IAM role to assume, with the keys above or the default chain, for every Kinesis call (cross-account).",
+      "arn:aws:iam::123456789012:role/kinesis-reader"
+    )(roleArn)
+
+  val RoleExternalId: OptionSpec[String] =
+    spec(
+      "roleExternalId",
+      null,
+      "The external id the role's trust policy requires, if any.",
+      "my-external-id"
+    )(string)
+
+  val RoleSessionName: OptionSpec[String] =
+    spec(
+      "roleSessionName",
+      "spark-kinesis",
+      "The name of the assumed role's sessions, as CloudTrail shows them (2 to 64 of letters, digits and " +
+        "+=,.@-_).",
+      "orders-to-lake"
+    )(roleSessionName)
+
+  val StsEndpoint: OptionSpec[String] =
+    spec(
+      "stsEndpoint",
+      null,
+      "STS endpoint URL used to assume roleArn (a private or another regional endpoint); default: the " +
+        "region's STS endpoint.",
+      "https://sts.us-east-1.amazonaws.com"
+    )(OptionParsers.endpoint)
+
   // ---- how to read ----
 
   val MaxRecordsPerFetch: OptionSpec[Int] =
@@ -263,6 +297,10 @@ object KinesisOptions {
     AwsAccessKey,
     AwsSecretKey,
     AwsSessionToken,
+    RoleArn,
+    RoleExternalId,
+    RoleSessionName,
+    StsEndpoint,
     MaxRecordsPerFetch,
     ShardFetchInterval,
     MaxShardsPerDescribe,
@@ -293,7 +331,15 @@ object KinesisOptions {
       "5m"
     )(durationMillis(min = 1, max = Long.MaxValue))
 
-  private val internal: Seq[OptionSpec[_]] = Seq(SubscriptionLifetime)
+  val RoleSessionDuration: OptionSpec[Long] =
+    spec(
+      "internal.roleSessionDuration",
+      "1h",
+      "Test hook: how long an assumed role's sessions last (AWS accepts 15m up to the role's maximum).",
+      "1h"
+    )(durationMillis(min = 1000, max = 12L * 3600 * 1000))
+
+  private val internal: Seq[OptionSpec[_]] = Seq(SubscriptionLifetime, RoleSessionDuration)
 
   private val byLowerKey: Map[String, OptionSpec[_]] = (all ++ sinkOnly ++ internal).map(s => s.lowerKey -> s).toMap
 

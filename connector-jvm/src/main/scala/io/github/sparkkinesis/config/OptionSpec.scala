@@ -99,6 +99,18 @@ object OptionParsers {
     if (ConsumerNameChars.matches(raw.trim)) Right(raw.trim)
     else Left("a consumer name prefix has only letters, digits, '_', '.' or '-'")
 
+  private val RoleArnPattern = """arn:aws[a-z-]*:iam::\d{12}:role/[\w+=,.@/-]+""".r
+
+  val roleArn: String => Either[String, String] = raw =>
+    if (RoleArnPattern.matches(raw.trim)) Right(raw.trim)
+    else Left("it is not an IAM role ARN (arn:aws:iam::<12-digit account>:role/<name>)")
+
+  private val SessionNamePattern = """[\w+=,.@-]{2,64}""".r
+
+  val roleSessionName: String => Either[String, String] = raw =>
+    if (SessionNamePattern.matches(raw.trim)) Right(raw.trim)
+    else Left("a role session name has 2 to 64 of letters, digits and +=,.@-_")
+
   val endpoint: String => Either[String, String] = raw => {
     val trimmed = raw.trim
     val withScheme = if (trimmed.contains("://")) trimmed else s"https://$trimmed"

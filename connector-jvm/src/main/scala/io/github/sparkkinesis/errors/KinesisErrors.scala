@@ -63,15 +63,37 @@ object KinesisErrors {
       cause
     )
 
-  def accessDenied(action: String, stream: String, where: String, cause: Throwable): KinesisConnectorException =
+  /** The IAM actions the connector needs, by what it does; the README's policy grants the same. */
+  val RequiredActions: Seq[(String, Seq[String])] = Seq(
+    "reading" -> Seq("ListShards", "GetShardIterator", "GetRecords", "DescribeStreamSummary"),
+    "reading with consumerMode efo, also" -> Seq(
+      "RegisterStreamConsumer",
+      "DescribeStreamConsumer",
+      "ListStreamConsumers",
+      "SubscribeToShard",
+      "DeregisterStreamConsumer"),
+    "writing" -> Seq("PutRecords", "ListShards (with kplAggregation)")
+  )
+
+  def accessDenied(action: String, stream: String, where: String, cause: Throwable): KinesisConnectorException = {
+    val needed = RequiredActions.map { case (use, actions) => s"$use: ${actions.map("kinesis:" + _).mkString(", ")}" }
     new KinesisConnectorException(
       "KINESIS_ACCESS_DENIED",
-      s"Kinesis denied $action on stream '$stream' at $where. The source needs the IAM actions " +
-        "kinesis:ListShards, kinesis:GetShardIterator, kinesis:GetRecords and kinesis:DescribeStreamSummary " +
-        "on the stream, and with consumerMode efo also kinesis:RegisterStreamConsumer, " +
-        "kinesis:DescribeStreamConsumer, kinesis:ListStreamConsumers, kinesis:DeregisterStreamConsumer and " +
-        "kinesis:SubscribeToShard; check the credentials the query uses (awsAccessKey/awsSecretKey, or the " +
-        "default credential chain).",
+      s"Kinesis denied kinesis:$action on stream '$stream' at $where. The connector needs, on the stream, for " +
+        needed.mkString("; for ") + ". Grant kinesis:" + action + " to the credentials the query uses " +
+        "(the role roleArn names, else awsAccessKey/awsSecretKey, else the default credential chain).",
+      cause
+    )
+  }
+
+  def credentialsUnavailable(where: String, cause: Throwable): KinesisConnectorException =
+    new KinesisConnectorException(
+      "KINESIS_CREDENTIALS_UNAVAILABLE",
+      s"Could not get credentials to call Kinesis at $where: ${rootMessage(cause)}. With roleArn, the " +
+        "connector's own credentials (awsAccessKey and awsSecretKey, or the default chain) need sts:AssumeRole " +
+        "on the role, whose trust policy must trust them and, if roleExternalId is set, require that external " +
+        "id; check stsEndpoint too. Without roleArn, set awsAccessKey and awsSecretKey, or give the default " +
+        "chain credentials (environment variables, a profile, an instance or container role).",
       cause
     )
 

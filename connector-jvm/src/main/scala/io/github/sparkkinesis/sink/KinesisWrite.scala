@@ -1,7 +1,10 @@
 package io.github.sparkkinesis.sink
 
-import io.github.sparkkinesis.client.SharedKinesisApis
-import io.github.sparkkinesis.config.KinesisSinkConfig
+import scala.util.control.NonFatal
+
+import io.github.sparkkinesis.client.{AssumedRoles, SharedKinesisApis}
+import io.github.sparkkinesis.config.{AwsCredentialsConfig, KinesisSinkConfig}
+import io.github.sparkkinesis.errors.KinesisErrors
 import io.github.sparkkinesis.util.SystemClock
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.connector.metric.CustomMetric
@@ -10,10 +13,22 @@ import org.apache.spark.sql.connector.write.streaming.{StreamingDataWriterFactor
 import org.apache.spark.sql.types.StructType
 import org.slf4j.LoggerFactory
 
-/** Plans a write of a DataFrame to Kinesis; its columns are checked here, before any row is read. */
+/**
+ * Plans a write of a DataFrame to Kinesis; its columns are checked here, before any row is read, and so is
+ * an assumed role: its first session is what the tasks take to the executors.
+ */
 final class KinesisWriteBuilder(config: KinesisSinkConfig, schema: StructType, totals: SinkTotals)
     extends WriteBuilder {
-  override def build(): Write = new KinesisWrite(config, SinkColumns.resolve(schema, config.stream), totals)
+  override def build(): Write = {
+    val columns = SinkColumns.resolve(schema, config.stream)
+    config.aws.credentials match {
+      case assumed: AwsCredentialsConfig.AssumedRole =>
+        try AssumedRoles.currentSession(assumed)
+        catch { case NonFatal(e) => throw KinesisErrors.credentialsUnavailable(config.aws.describeTarget, e) }
+      case _ => ()
+    }
+    new KinesisWrite(config, columns, totals)
+  }
 }
 
 /**

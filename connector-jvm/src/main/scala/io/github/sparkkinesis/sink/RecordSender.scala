@@ -7,7 +7,7 @@ import java.util.concurrent.atomic.AtomicLong
 import scala.collection.mutable
 
 import io.github.sparkkinesis.client.{KinesisApi, KinesisApiException, PutRecord}
-import io.github.sparkkinesis.errors.KinesisConnectorException
+import io.github.sparkkinesis.errors.{KinesisConnectorException, KinesisErrors}
 import io.github.sparkkinesis.fetch.Backoff
 import io.github.sparkkinesis.util.Clock
 
@@ -126,6 +126,9 @@ final class RecordSender(
           case e @ (_: KinesisApiException.Failed | _: KinesisApiException.Unreachable) =>
             lastErrors = Map(s"request failed: ${e.getMessage}" -> left.size)
             left
+          case e: KinesisApiException.AccessDenied => throw KinesisErrors.accessDenied(e.action, stream, api.target, e)
+          case e: KinesisApiException.CredentialsUnavailable =>
+            throw KinesisErrors.credentialsUnavailable(api.target, e)
           case e: KinesisApiException => throw writeFailed(stream, records.size, left.size, attempts, e.getMessage, e)
         }
       if (failed.nonEmpty) {

@@ -130,6 +130,57 @@ class KinesisSourceConfigSuite extends AnyFunSuite {
     assert(blank.contains("'awsSecretKey' has an invalid value *****"))
   }
 
+  test("roleArn assumes a role on top of the keys or the default chain, with its external id and session name") {
+    val role = "arn:aws:iam::123456789012:role/kinesis-reader"
+    val onKeys = parse(
+      base ++ Map(
+        "awsAccessKey" -> "AKIAEXAMPLEKEY12",
+        "awsSecretKey" -> "the-secret",
+        "roleArn" -> role,
+        "roleExternalId" -> "ext-1",
+        "roleSessionName" -> "orders-reader",
+        "stsEndpoint" -> "https://sts.eu-central-1.amazonaws.com"
+      )).aws.credentials
+    assert(
+      onKeys == AwsCredentialsConfig.AssumedRole(
+        RoleSpec(
+          role,
+          Some("ext-1"),
+          "orders-reader",
+          Some("https://sts.eu-central-1.amazonaws.com"),
+          "eu-central-1",
+          3600),
+        AwsCredentialsConfig.StaticKeys("AKIAEXAMPLEKEY12", new Secret("the-secret"), None)
+      ))
+    assert(!onKeys.toString.contains("the-secret") && !onKeys.toString.contains("ext-1"), onKeys.toString)
+    val onChain = parse(base + ("roleArn" -> role)).aws.credentials
+    assert(
+      onChain == AwsCredentialsConfig
+        .AssumedRole(RoleSpec(role, None, "spark-kinesis", None, "eu-west-1", 3600), AwsCredentialsConfig.DefaultChain))
+  }
+
+  test("role options that cannot work are refused at load, naming the option") {
+    assert(failure(base + ("roleArn" -> "kinesis-reader")).contains("is not an IAM role ARN"))
+    val external = failure(base + ("roleExternalId" -> "ext-1"))
+    assert(external.contains("Option 'roleArn' is required when 'roleExternalId' is set"), external)
+    assert(failure(base + ("stsEndpoint" -> "https://sts.amazonaws.com")).contains("'roleArn' is required"))
+    val role = base + ("roleArn" -> "arn:aws:iam::123456789012:role/r")
+    assert(failure(role + ("roleSessionName" -> "has spaces")).contains("roleSessionName"))
+  }
+
+  test("access denied names the denied action and every action the connector needs") {
+    val message =
+      io.github.sparkkinesis.errors.KinesisErrors.accessDenied("GetRecords", "orders", "here", null).getMessage
+    assert(message.contains("denied kinesis:GetRecords on stream 'orders'"), message)
+    Seq(
+      "ListShards",
+      "GetShardIterator",
+      "DescribeStreamSummary",
+      "SubscribeToShard",
+      "DeregisterStreamConsumer",
+      "PutRecords").foreach(action => assert(message.contains(s"kinesis:$action"), message))
+  }
+
   test("the description shown in plans and progress names the streams and nothing else") {
     val config =
       parse(Map("streamName" -> "a,b", "region" -> "us-east-1", "awsAccessKey" -> "AK", "awsSecretKey" -> "sk"))

@@ -1,6 +1,5 @@
 package io.github.sparkkinesis.integration
 
-import java.nio.charset.StandardCharsets.UTF_8
 import java.sql.Timestamp
 import java.time.Instant
 
@@ -166,21 +165,7 @@ class KinesisSourceIntegrationSuite extends AnyFunSuite with SourceIntegration {
     val failing = new BatchCollector().start(read("missing-stream")(secretOptions.toSeq: _*), newCheckpoint())
     eventually("the query to fail")(failing.exception.isDefined)
 
-    val classic = spark.asInstanceOf[org.apache.spark.sql.classic.SparkSession]
-    val uiData = classic.sharedState.statusStore.executionsList().flatMap { e =>
-      Seq(e.description, e.details, e.physicalPlanDescription)
-    }
-    val places = Map(
-      "the plan" -> df.queryExecution.toString,
-      "the explained plan" -> df.queryExecution.explainString(org.apache.spark.sql.execution.ExtendedMode),
-      "the progress" -> query.recentProgress.map(_.json).mkString("\n"),
-      "the error" -> {
-        val w = new java.io.StringWriter(); failing.exception.get.printStackTrace(new java.io.PrintWriter(w));
-        w.toString
-      },
-      "the SQL UI" -> uiData.mkString("\n"),
-      "the logs" -> new String(java.nio.file.Files.readAllBytes(java.nio.file.Paths.get("target/test.log")), UTF_8)
-    )
+    val places = wherePeopleLook(df, query, failing.exception.get)
     assert(places("the progress").contains(s"KinesisV2[$stream]"))
     assert(places("the logs").contains(stream), "the log file is the one this run writes")
     places.foreach { case (where, text) =>

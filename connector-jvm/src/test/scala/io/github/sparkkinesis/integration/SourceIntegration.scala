@@ -52,6 +52,27 @@ trait SourceIntegration extends KinesisEmulator with SparkStreamingSuite { self:
   def expected(stream: String, values: Seq[String], results: Seq[PutResult]): Seq[Seen] =
     values.zip(results).map { case (v, r) => Seen(stream, r.shardId.get, r.sequenceNumber.get, partitionKeyOf(v), v) }
 
+  /**
+   * The text of everywhere a secret could show: the query's plan and explained plan, its progress reports,
+   * an error's stack trace, the SQL UI's data, and the driver's and executors' logs (one file in tests).
+   */
+  def wherePeopleLook(df: DataFrame, query: StreamingQuery, error: Throwable): Map[String, String] = {
+    val classic = spark.asInstanceOf[org.apache.spark.sql.classic.SparkSession]
+    val uiData = classic.sharedState.statusStore.executionsList().flatMap { e =>
+      Seq(e.description, e.details, e.physicalPlanDescription)
+    }
+    val trace = new java.io.StringWriter()
+    error.printStackTrace(new java.io.PrintWriter(trace))
+    Map(
+      "the plan" -> df.queryExecution.toString,
+      "the explained plan" -> df.queryExecution.explainString(org.apache.spark.sql.execution.ExtendedMode),
+      "the progress" -> query.recentProgress.map(_.json).mkString("\n"),
+      "the error" -> trace.toString,
+      "the SQL UI" -> uiData.mkString("\n"),
+      "the logs" -> new String(java.nio.file.Files.readAllBytes(java.nio.file.Paths.get("target/test.log")), UTF_8)
+    )
+  }
+
   /** Waits until `count` rows have arrived and been committed, stops the query, and returns the rows. */
   def runUntil(collector: BatchCollector, query: StreamingQuery, count: Int): Seq[Seen] = {
     // Spark reports a batch's progress once the batch is committed: wait for that too, so that stopping
