@@ -18,7 +18,8 @@ import software.amazon.awssdk.services.sts.StsClient
  *
  * On the driver, one STS provider per role (and base credentials) per JVM assumes the role and assumes it
  * again, in the background, once half of a session's lifetime has passed; tasks are serialized with its
- * current session ([[currentSession]]), so a task starts with at least half a session ahead of it.
+ * current session ([[currentSession]]), so a task starts with about half a session or more ahead of it.
+ * The providers live as long as the JVM (one per role a driver ever used).
  *
  * On executors, the sessions tasks bring are kept, the newest per role ([[received]]), and the clients
  * sign with it ([[receivedProvider]]): as long as tasks keep coming (prefetch tasks every
@@ -93,7 +94,7 @@ object AssumedRoles {
       .stsClient(sts.build())
       .refreshRequest(request.build())
       .prefetchTime(lifetime.dividedBy(2))
-      .staleTime(Duration.ofSeconds(math.min(60L, role.durationSeconds / 4L)))
+      .staleTime(Duration.ofSeconds(math.max(1L, math.min(60L, role.durationSeconds / 4L))))
       .asyncCredentialUpdateEnabled(true)
       .build()
   }

@@ -285,9 +285,22 @@ object KinesisOptions {
       "50kb"
     )(bytes(min = 1024, max = 1024L * 1024))
 
-  /** The options only the sink reads; it also reads `streamName` and where and as whom to call Kinesis. */
+  /** The options only the sink reads; it also reads [[shared]]. */
   val sinkOnly: Seq[OptionSpec[_]] =
     Seq(NullData, MaxInFlightRequests, WriteRetryTimeout, KplAggregation, KplAggregationMaxSize)
+
+  /** The options reading and writing share: the stream, and where and as whom to call Kinesis. */
+  val shared: Seq[OptionSpec[_]] = Seq(
+    StreamName,
+    Region,
+    Endpoint,
+    AwsAccessKey,
+    AwsSecretKey,
+    AwsSessionToken,
+    RoleArn,
+    RoleExternalId,
+    RoleSessionName,
+    StsEndpoint)
 
   val all: Seq[OptionSpec[_]] = Seq(
     StreamName,

@@ -77,8 +77,5 @@ object KinesisSinkConfig {
   }
 
   /** Options of the source that mean nothing to the sink. */
-  private lazy val readOptions: Set[OptionSpec[_]] = {
-    import KinesisOptions._
-    all.toSet -- Set(StreamName, Region, Endpoint, AwsAccessKey, AwsSecretKey, AwsSessionToken)
-  }
+  private lazy val readOptions: Set[OptionSpec[_]] = KinesisOptions.all.toSet -- KinesisOptions.shared
 }

@@ -18,6 +18,17 @@ class OptionsDocumentationSuite extends AnyFunSuite {
     }
   }
 
+  test("the registry other languages read has every option of each side, with its documented default") {
+    import scala.jdk.CollectionConverters._
+    val source = io.github.sparkkinesis.api.KinesisOptionsRegistry.sourceOptions().asScala
+    val sink = io.github.sparkkinesis.api.KinesisOptionsRegistry.sinkOptions().asScala
+    assert(source.keySet == KinesisOptions.all.map(_.key).toSet)
+    assert(source("initialPosition") == "latest" && source("streamName") == "")
+    assert(sink.keySet == (KinesisOptions.shared ++ KinesisOptions.sinkOnly).map(_.key).toSet)
+    assert(sink("nullData") == "fail" && sink("roleSessionName") == "spark-kinesis")
+    assert(!sink.contains("initialPosition") && !source.contains("nullData"))
+  }
+
   test("every option key is unique, whatever its case") {
     val keys = (KinesisOptions.all ++ KinesisOptions.sinkOnly).map(_.lowerKey)
     assert(keys.distinct.size == keys.size)
