@@ -1,0 +1,75 @@
+"""The one place that reaches into PySpark's private attributes (``_jvm``, ``_jsparkSession``).
+
+Everything else in the package goes through these functions, so a change in PySpark's internals is fixed
+here alone.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any, TypeVar
+
+from pyspark.sql import DataFrame, SparkSession
+
+from pyspark_kinesis.errors import KinesisError, from_jvm_message
+
+T = TypeVar("T")
+
+_PACKAGE = "io.github.sparkkinesis"
+
+
+def connector(spark: SparkSession, name: str) -> Any:
+    """The connector's JVM class ``io.github.sparkkinesis.<name>``, e.g. ``api.KinesisOptionsRegistry``.
+
+    :raises KinesisError: if the connector jar is not on the session
+    """
+    gateway = spark._jvm
+    target: Any = gateway
+    for part in f"{_PACKAGE}.{name}".split("."):
+        target = getattr(target, part)
+    from py4j.java_gateway import JavaClass, JavaPackage
+
+    if isinstance(target, JavaPackage) or not isinstance(target, JavaClass):
+        raise KinesisError(
+            f"The Kinesis connector's JVM class {_PACKAGE}.{name} is not on this Spark session: build the "
+            "session with pyspark_kinesis.configure_spark_with_kinesis(SparkSession.builder), or put the "
+            "connector jar on spark.jars."
+        )
+    return target
+
+
+def builder_option(builder: SparkSession.Builder, key: str) -> str | None:
+    """A setting given to a session builder so far (PySpark keeps them in ``_options``)."""
+    options: dict[str, str] = builder._options
+    return options.get(key)
+
+
+def dataframe(spark: SparkSession, jdf: Any) -> DataFrame:
+    """A Python DataFrame over a JVM one."""
+    return DataFrame(jdf, spark)
+
+
+def java_map(values: Mapping[str, str]) -> dict[str, str]:
+    """Options as py4j passes them to a JVM ``java.util.Map[String, String]``."""
+    return {str(k): str(v) for k, v in values.items()}
+
+
+def call(body: Callable[[], T]) -> T:
+    """Runs a call into the JVM; a JVM exception becomes the matching :class:`KinesisError`.
+
+    PySpark turns some JVM exceptions (IllegalArgumentException among them) into its own captured
+    exceptions before they get here, and leaves the others as py4j raised them; both are translated.
+    """
+    from py4j.protocol import Py4JJavaError
+    from pyspark.errors.exceptions.captured import CapturedException
+
+    try:
+        return body()
+    except Py4JJavaError as e:
+        java = e.java_exception
+        raise from_jvm_message(str(java.getMessage()), str(java.getClass().getName())) from None
+    except CapturedException as e:
+        origin = e._origin
+        if origin is None:
+            raise
+        raise from_jvm_message(str(origin.getMessage()), str(origin.getClass().getName())) from None

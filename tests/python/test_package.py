@@ -1,0 +1,84 @@
+"""The pyspark_kinesis package: the consumer manager over the connector's JVM side, typed results and
+typed errors, and putting the bundled jar on a session."""
+
+from __future__ import annotations
+
+import datetime as dt
+from pathlib import Path
+
+import pytest
+from conftest import Kinesis
+from pyspark.sql import SparkSession
+from pyspark_kinesis.consumers import ConsumerInfo, KinesisConsumerManager
+from pyspark_kinesis.errors import KinesisError, KinesisOptionError, KinesisStreamNotFoundError
+from pyspark_kinesis.spark import (
+    BUILT_FOR_SPARK,
+    bundled_jar,
+    check_pyspark,
+    configure_spark_with_kinesis,
+)
+
+
+def test_consumer_manager_lists_registers_and_deregisters_with_typed_results(
+    spark: SparkSession, kinesis: Kinesis, stream: str
+) -> None:
+    with KinesisConsumerManager(spark, kinesis.options(None)) as manager:
+        assert manager.list_consumers(stream) == []
+        arn = manager.register_consumer(stream, "spark-kinesis_typed")
+        assert arn.startswith("arn:aws:kinesis:") and arn.endswith(arn.split("/")[-1])
+        (consumer,) = manager.list_consumers(stream)
+        assert isinstance(consumer, ConsumerInfo)
+        assert (consumer.name, consumer.arn, consumer.status) == ("spark-kinesis_typed", arn, "ACTIVE")
+        assert consumer.created_at is not None and consumer.created_at.tzinfo == dt.timezone.utc
+        assert abs((consumer.created_at - dt.datetime.now(dt.timezone.utc)).total_seconds()) < 600
+        manager.deregister_consumer(stream, "spark-kinesis_typed")
+        assert all(c.status == "DELETING" for c in manager.list_consumers(stream))
+
+
+def test_jvm_errors_become_typed_python_errors_with_the_jvm_message(
+    spark: SparkSession, kinesis: Kinesis, stream: str
+) -> None:
+    with KinesisConsumerManager(spark, kinesis.options(None)) as manager:
+        with pytest.raises(KinesisStreamNotFoundError) as missing:
+            manager.list_consumers("no-such-stream")
+        assert missing.value.error_id == "KINESIS_STREAM_NOT_FOUND"
+        assert "Stream 'no-such-stream' was not found" in str(missing.value)
+        with pytest.raises(KinesisOptionError) as bad_name:
+            manager.register_consumer(stream, "not a name")
+        assert "'not a name' is not a consumer name" in str(bad_name.value)
+        with pytest.raises(KinesisOptionError) as unknown:
+            manager.deregister_consumer(stream, "never-registered")
+        assert "No consumer 'never-registered'" in str(unknown.value)
+    with pytest.raises(KinesisOptionError) as bad_option:
+        KinesisConsumerManager(spark, {**kinesis.options(None), "endpoint": "ftp://x"})
+    assert bad_option.value.error_id == "KINESIS_OPTION_INVALID" and "'endpoint'" in str(bad_option.value)
+
+
+def test_configure_spark_with_kinesis_adds_the_bundled_jar_after_the_given_ones(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    jar = tmp_path / "spark-kinesis_2.13-9.9.9.jar"
+    jar.write_bytes(b"")
+    monkeypatch.setattr("pyspark_kinesis.spark._JARS", tmp_path)
+    monkeypatch.setattr("pyspark_kinesis.spark.bundled_jar", lambda: bundled_jar(tmp_path))
+    builder = SparkSession.builder.config("spark.jars", "/opt/other.jar")
+    configured = configure_spark_with_kinesis(builder)
+    from pyspark_kinesis import _jvm
+
+    assert _jvm.builder_option(configured, "spark.jars") == f"/opt/other.jar,{jar}"
+    again = configure_spark_with_kinesis(configured)
+    assert _jvm.builder_option(again, "spark.jars") == f"/opt/other.jar,{jar}", "added once"
+
+
+def test_a_package_without_its_jar_or_for_another_spark_refuses_clearly(tmp_path: Path) -> None:
+    with pytest.raises(KinesisError) as no_jar:
+        bundled_jar(tmp_path)
+    assert "carries no connector jar" in str(no_jar.value) and "dev/build" in str(no_jar.value)
+    with pytest.raises(KinesisError) as other_spark:
+        check_pyspark("3.5.1")
+    assert f"built for Spark {BUILT_FOR_SPARK} and PySpark is 3.5.1" in str(other_spark.value)
+    (tmp_path / "scala-library-2.12.18.jar").write_bytes(b"")
+    with pytest.raises(KinesisError) as other_scala:
+        check_pyspark(f"{BUILT_FOR_SPARK}.0", tmp_path)
+    assert "built for Scala 2.13 and this PySpark runs Scala 2.12" in str(other_scala.value)
+    check_pyspark()  # the installed PySpark is the one the jar is built for
