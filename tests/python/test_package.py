@@ -4,10 +4,14 @@ typed errors, and putting the bundled jar on a session."""
 from __future__ import annotations
 
 import datetime as dt
+import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
-from conftest import Kinesis
+from conftest import Kinesis, connector_jar
 from pyspark.sql import SparkSession
 from pyspark_kinesis.consumers import ConsumerInfo, KinesisConsumerManager
 from pyspark_kinesis.errors import KinesisError, KinesisOptionError, KinesisStreamNotFoundError
@@ -82,3 +86,40 @@ def test_a_package_without_its_jar_or_for_another_spark_refuses_clearly(tmp_path
         check_pyspark(f"{BUILT_FOR_SPARK}.0", tmp_path)
     assert "built for Scala 2.13 and this PySpark runs Scala 2.12" in str(other_scala.value)
     check_pyspark()  # the installed PySpark is the one the jar is built for
+
+
+def _cli(kinesis: Kinesis, *args: str) -> subprocess.CompletedProcess[str]:
+    """Runs ``python -m pyspark_kinesis`` as an operator would, against the tests' Kinesis."""
+    env = {**os.environ, "SPARK_KINESIS_JAR": str(connector_jar())}
+    if kinesis.access_key and kinesis.secret_key:
+        env.update(AWS_ACCESS_KEY_ID=kinesis.access_key, AWS_SECRET_ACCESS_KEY=kinesis.secret_key)
+        if kinesis.session_token:
+            env["AWS_SESSION_TOKEN"] = kinesis.session_token
+    where = ["--endpoint", kinesis.endpoint, "--region", kinesis.region]
+    return subprocess.run(
+        [sys.executable, "-m", "pyspark_kinesis", *args, *where],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+
+
+def test_the_command_line_registers_lists_and_deregisters_consumers(kinesis: Kinesis, stream: str) -> None:
+    registered = _cli(kinesis, "consumers", "register", "--stream", stream, "--name", "spark-kinesis_cli")
+    assert registered.returncode == 0, registered.stderr
+    arn = registered.stdout.strip().splitlines()[-1]
+    assert arn.startswith("arn:aws:kinesis:") and "spark-kinesis_cli" in arn
+
+    listed = _cli(kinesis, "consumers", "list", "--stream", stream, "--json")
+    assert listed.returncode == 0, listed.stderr
+    consumers = [json.loads(line) for line in listed.stdout.splitlines() if line.startswith("{")]
+    assert [(c["name"], c["arn"], c["status"]) for c in consumers] == [("spark-kinesis_cli", arn, "ACTIVE")]
+
+    gone = _cli(kinesis, "consumers", "deregister", "--stream", stream, "--name", "spark-kinesis_cli")
+    assert gone.returncode == 0, gone.stderr
+
+    missing = _cli(kinesis, "consumers", "list", "--stream", "no-such-stream")
+    assert missing.returncode == 1
+    assert "error: [KINESIS_STREAM_NOT_FOUND]" in missing.stderr

@@ -1,0 +1,96 @@
+"""Command line for operators: ``python -m pyspark_kinesis consumers list|register|deregister``.
+
+It starts a small local Spark session with the connector jar (the one the package carries, or
+``SPARK_KINESIS_JAR``) and calls :class:`pyspark_kinesis.consumers.KinesisConsumerManager`. Credentials come
+from the AWS default chain (environment variables, profile, instance role), optionally with a role to assume;
+secrets are never taken on the command line, where other users of the machine could see them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from collections.abc import Sequence
+
+from pyspark_kinesis.errors import KinesisError
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m pyspark_kinesis", description=__doc__.splitlines()[0])
+    groups = parser.add_subparsers(dest="group", required=True)
+    consumers = groups.add_parser("consumers", help="enhanced fan-out consumers of a stream")
+    actions = consumers.add_subparsers(dest="action", required=True)
+    for name, help_text in (
+        ("list", "list the stream's consumers"),
+        ("register", "register a consumer (or find it) and print its ARN once ACTIVE"),
+        ("deregister", "deregister a consumer"),
+    ):
+        action = actions.add_parser(name, help=help_text)
+        action.add_argument("--stream", required=True, help="the stream's name")
+        if name != "list":
+            action.add_argument("--name", required=True, help="the consumer's name, as registered")
+        else:
+            action.add_argument("--json", action="store_true", help="print JSON lines instead of a table")
+        action.add_argument("--region", help="AWS region (default: the endpoint's, else the SDK's chain)")
+        action.add_argument("--endpoint", help="Kinesis endpoint URL")
+        action.add_argument("--role-arn", help="an IAM role to assume")
+        action.add_argument("--role-external-id", help="the external id the role requires")
+        action.add_argument("--role-session-name", help="the assumed role's session name")
+        action.add_argument("--sts-endpoint", help="STS endpoint URL for assuming the role")
+    return parser
+
+
+def _options(args: argparse.Namespace) -> dict[str, str]:
+    keys = {
+        "region": "region",
+        "endpoint": "endpoint",
+        "role_arn": "roleArn",
+        "role_external_id": "roleExternalId",
+        "role_session_name": "roleSessionName",
+        "sts_endpoint": "stsEndpoint",
+    }
+    return {jvm: str(getattr(args, py)) for py, jvm in keys.items() if getattr(args, py) is not None}
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Runs the command line; returns the exit status (0 on success, 1 on a connector error, 2 on usage)."""
+    args = _parser().parse_args(argv)
+    from pyspark.sql import SparkSession
+
+    from pyspark_kinesis.consumers import KinesisConsumerManager
+    from pyspark_kinesis.spark import configure_spark_with_kinesis
+
+    try:
+        builder = SparkSession.builder.master("local[1]").appName("pyspark-kinesis-cli")
+        builder = builder.config("spark.ui.enabled", "false")
+        jar = os.environ.get("SPARK_KINESIS_JAR")
+        builder = builder.config("spark.jars", jar) if jar else configure_spark_with_kinesis(builder)
+        spark = builder.getOrCreate()
+        spark.sparkContext.setLogLevel("ERROR")
+        with KinesisConsumerManager(spark, _options(args)) as manager:
+            if args.action == "list":
+                for c in manager.list_consumers(args.stream):
+                    created = c.created_at.isoformat() if c.created_at else ""
+                    if args.json:
+                        print(
+                            json.dumps(
+                                {"name": c.name, "arn": c.arn, "status": c.status, "createdAt": created}
+                            )
+                        )
+                    else:
+                        print(f"{c.name}\t{c.status}\t{created}\t{c.arn}")
+            elif args.action == "register":
+                print(manager.register_consumer(args.stream, args.name))
+            else:
+                manager.deregister_consumer(args.stream, args.name)
+                print(f"deregistering {args.name} of {args.stream}")
+        return 0
+    except KinesisError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
