@@ -1,9 +1,31 @@
 """PySpark support for the Kinesis connector for Spark Structured Streaming.
 
-The connector itself is a JVM data source (``spark.readStream.format("kinesis")``); this package is its
-Python side.
+The connector itself is a JVM data source (``spark.readStream.format("kinesis")``,
+``df.write.format("kinesis")``); this package is its Python side: it puts the connector jar it carries on a
+session (:func:`configure_spark_with_kinesis`), and manages enhanced fan-out consumers
+(:class:`KinesisConsumerManager`, or ``python -m pyspark_kinesis consumers ...``).
 """
 
-__all__ = ["__version__"]
+from pyspark_kinesis.consumers import ConsumerInfo, KinesisConsumerManager
+from pyspark_kinesis.errors import (
+    KinesisAccessDeniedError,
+    KinesisCredentialsError,
+    KinesisError,
+    KinesisOptionError,
+    KinesisStreamNotFoundError,
+)
+from pyspark_kinesis.spark import configure_spark_with_kinesis
+
+__all__ = [
+    "ConsumerInfo",
+    "KinesisAccessDeniedError",
+    "KinesisConsumerManager",
+    "KinesisCredentialsError",
+    "KinesisError",
+    "KinesisOptionError",
+    "KinesisStreamNotFoundError",
+    "__version__",
+    "configure_spark_with_kinesis",
+]
 
 __version__ = "0.1.0.dev0"

@@ -1,0 +1,94 @@
+"""The built wheel alone: a fresh virtual environment with only the wheel and pyspark installed runs a
+streaming read through configure_spark_with_kinesis, as a user who ran ``pip install`` would."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pyspark
+from conftest import ROOT, Kinesis, connector_jar
+
+SCRIPT = textwrap.dedent(
+    """
+    import sys
+    from pyspark.sql import SparkSession
+    from pyspark_kinesis import configure_spark_with_kinesis
+
+    endpoint, region, stream, access_key, secret_key = sys.argv[1:6]
+    builder = SparkSession.builder.master("local[2]").config("spark.ui.enabled", "false")
+    spark = configure_spark_with_kinesis(builder).getOrCreate()
+    keys = {"awsAccessKey": access_key, "awsSecretKey": secret_key} if access_key else {}
+    rows = []
+    query = (
+        spark.readStream.format("kinesis")
+        .options(streamName=stream, endpoint=endpoint, region=region, initialPosition="trim_horizon", **keys)
+        .load()
+        .writeStream.trigger(availableNow=True)
+        .foreachBatch(lambda batch, _: rows.extend(batch.collect()))
+        .start()
+    )
+    query.awaitTermination(240)
+    print("READ", sorted(bytes(r["data"]).decode() for r in rows))
+    """
+)
+
+
+def _wheel(tmp_path: Path) -> Path:
+    """The wheel as dev/build makes it, built from a copy of python/ so that the checkout stays as it is."""
+    source = tmp_path / "python"
+    shutil.copytree(
+        ROOT / "python", source, ignore=shutil.ignore_patterns("*.egg-info", "__pycache__", "jars")
+    )
+    jars = source / "src" / "pyspark_kinesis" / "jars"
+    jars.mkdir()
+    shutil.copyfile(connector_jar(), jars / connector_jar().name)
+    dist = tmp_path / "dist"
+    subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "--wheel-dir", str(dist), str(source)],
+        check=True,
+        timeout=300,
+    )
+    (wheel,) = dist.glob("pyspark_kinesis-*.whl")
+    return wheel
+
+
+def test_a_fresh_environment_with_only_the_wheel_and_pyspark_reads_a_stream(
+    kinesis: Kinesis, stream: str, tmp_path: Path
+) -> None:
+    client = kinesis.client()
+    for i in range(5):
+        client.put_record(StreamName=stream, Data=f"from-the-wheel-{i}".encode(), PartitionKey=f"k{i}")
+    wheel = _wheel(tmp_path)
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=120)
+    python = venv / "bin" / "python"
+    # pyspark comes from pip's cache of the wheel it built for the test environment.
+    subprocess.run(
+        [str(python), "-m", "pip", "install", "--quiet", str(wheel), f"pyspark=={pyspark.__version__}"],
+        check=True,
+        timeout=600,
+    )
+    script = tmp_path / "read.py"
+    script.write_text(SCRIPT)
+    ran = subprocess.run(
+        [
+            str(python),
+            str(script),
+            kinesis.endpoint,
+            kinesis.region,
+            stream,
+            kinesis.access_key or "",
+            kinesis.secret_key or "",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+    assert ran.returncode == 0, ran.stderr[-3000:]
+    expected = sorted(f"from-the-wheel-{i}" for i in range(5))
+    assert f"READ {expected}" in ran.stdout, ran.stdout[-2000:]
