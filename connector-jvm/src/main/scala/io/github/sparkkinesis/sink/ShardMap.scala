@@ -42,14 +42,16 @@ object ShardMap {
   val MaxAgeMs = 30000L
 
   private final case class Loaded(map: ShardMap, atMs: Long)
-  private val loaded = new ConcurrentHashMap[(String, String), Loaded]()
+
+  /** By client (one per endpoint, region and credentials: see SharedKinesisApis) and stream name. */
+  private val loaded = new ConcurrentHashMap[(KinesisApi, String), Loaded]()
 
   /**
    * The stream's map, shared by the writing tasks of this executor and listed again after [[MaxAgeMs]], so
    * that many tasks do not each call ListShards (Kinesis allows 100 calls per second per stream).
    */
   def shared(api: KinesisApi, stream: String, clock: Clock): ShardMap = {
-    val key = (api.target, stream)
+    val key = (api, stream)
     val now = clock.nowMillis()
     Option(loaded.get(key)).filter(l => now - l.atMs < MaxAgeMs).map(_.map).getOrElse {
       val fresh = load(api, stream)
