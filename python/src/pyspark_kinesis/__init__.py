@@ -2,7 +2,8 @@
 
 The connector itself is a JVM data source (``spark.readStream.format("kinesis")``,
 ``df.write.format("kinesis")``); this package is its Python side: it puts the connector jar it carries on a
-session (:func:`configure_spark_with_kinesis`), and manages enhanced fan-out consumers
+session (:func:`configure_spark_with_kinesis`), gives typed option builders (:class:`KinesisSourceOptions`,
+:class:`KinesisSinkOptions`), and manages enhanced fan-out consumers
 (:class:`KinesisConsumerManager`, or ``python -m pyspark_kinesis consumers ...``).
 """
 
@@ -14,16 +15,28 @@ from pyspark_kinesis.errors import (
     KinesisOptionError,
     KinesisStreamNotFoundError,
 )
+from pyspark_kinesis.options import (
+    ConsumerMode,
+    InitialPosition,
+    KinesisSinkOptions,
+    KinesisSourceOptions,
+    NullData,
+)
 from pyspark_kinesis.spark import configure_spark_with_kinesis
 
 __all__ = [
     "ConsumerInfo",
+    "ConsumerMode",
+    "InitialPosition",
     "KinesisAccessDeniedError",
     "KinesisConsumerManager",
     "KinesisCredentialsError",
     "KinesisError",
     "KinesisOptionError",
+    "KinesisSinkOptions",
+    "KinesisSourceOptions",
     "KinesisStreamNotFoundError",
+    "NullData",
     "__version__",
     "configure_spark_with_kinesis",
 ]
