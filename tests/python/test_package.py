@@ -15,6 +15,7 @@ from conftest import Kinesis, connector_jar
 from pyspark.sql import SparkSession
 from pyspark_kinesis.consumers import ConsumerInfo, KinesisConsumerManager
 from pyspark_kinesis.errors import KinesisError, KinesisOptionError, KinesisStreamNotFoundError
+from pyspark_kinesis.options import KinesisSourceOptions
 from pyspark_kinesis.spark import (
     BUILT_FOR_SPARK,
     bundled_jar,
@@ -37,6 +38,19 @@ def test_consumer_manager_lists_registers_and_deregisters_with_typed_results(
         assert abs((consumer.created_at - dt.datetime.now(dt.timezone.utc)).total_seconds()) < 600
         manager.deregister_consumer(stream, "spark-kinesis_typed")
         assert all(c.status == "DELETING" for c in manager.list_consumers(stream))
+
+    # The same options as a query's typed builder; the manager takes what says where and as whom.
+    typed = KinesisSourceOptions(
+        stream_names=stream,
+        region=kinesis.region,
+        endpoint=kinesis.endpoint,
+        aws_access_key=kinesis.access_key,
+        aws_secret_key=kinesis.secret_key,
+        aws_session_token=kinesis.session_token,
+        max_fetch_duration=dt.timedelta(seconds=1),
+    )
+    with KinesisConsumerManager(spark, typed) as manager:
+        assert [c.name for c in manager.list_consumers(stream)] in ([], ["spark-kinesis_typed"])
 
 
 def test_jvm_errors_become_typed_python_errors_with_the_jvm_message(
