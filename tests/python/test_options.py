@@ -1,15 +1,19 @@
-"""The typed option builders: what they give the JVM, what they refuse, and that they and the JVM's option
-registry cannot drift apart."""
+"""The typed option builders, without Spark: the exact strings they give the JVM, what they refuse and how
+they say so, that secrets stay hidden, and that their keys and defaults are the README's generated tables."""
 
 from __future__ import annotations
 
 import dataclasses
 import datetime as dt
+import json
+import re
+from pathlib import Path
 from typing import Any
 
+import pyspark_kinesis
 import pytest
 from pyspark.sql import SparkSession
-from pyspark_kinesis import _jvm
+from pyspark_kinesis import KinesisOptionError, _jvm
 from pyspark_kinesis.options import (
     ConsumerMode,
     InitialPosition,
@@ -18,9 +22,10 @@ from pyspark_kinesis.options import (
     NullData,
 )
 
-EVERY_SOURCE_FIELD: dict[str, Any] = {
-    "stream_names": ["orders", "clicks"],
-    "initial_position": dt.datetime(2020, 6, 25, 10, 23, 45, tzinfo=dt.timezone(dt.timedelta(hours=-7))),
+README = Path(__file__).resolve().parents[2] / "README.md"
+PDT = dt.timezone(dt.timedelta(hours=-7))
+
+AWS_FIELDS: dict[str, Any] = {
     "region": "eu-west-1",
     "endpoint": "https://kinesis.eu-west-1.amazonaws.com",
     "aws_access_key": "AKIAEXAMPLE0000",
@@ -30,6 +35,23 @@ EVERY_SOURCE_FIELD: dict[str, Any] = {
     "role_external_id": "ext-1",
     "role_session_name": "orders-reader",
     "sts_endpoint": "https://sts.eu-west-1.amazonaws.com",
+}
+AWS_OPTIONS = {
+    "region": "eu-west-1",
+    "endpoint": "https://kinesis.eu-west-1.amazonaws.com",
+    "awsAccessKey": "AKIAEXAMPLE0000",
+    "awsSecretKey": "secret-value-1",
+    "awsSessionToken": "token-value-1",
+    "roleArn": "arn:aws:iam::123456789012:role/reader",
+    "roleExternalId": "ext-1",
+    "roleSessionName": "orders-reader",
+    "stsEndpoint": "https://sts.eu-west-1.amazonaws.com",
+}
+
+EVERY_SOURCE_FIELD: dict[str, Any] = {
+    **AWS_FIELDS,
+    "stream_names": ["orders", "clicks"],
+    "initial_position": dt.datetime(2020, 6, 25, 10, 23, 45, tzinfo=PDT),
     "max_records_per_fetch": 5000,
     "shard_fetch_interval": dt.timedelta(seconds=2),
     "max_shards_per_describe": 50,
@@ -49,13 +71,32 @@ EVERY_SOURCE_FIELD: dict[str, Any] = {
     "consumer_refresh_interval": dt.timedelta(minutes=5),
     "require_consumer_deregistration": True,
 }
+EVERY_SOURCE_OPTION = {
+    **AWS_OPTIONS,
+    "streamName": "orders,clicks",
+    "initialPosition": '{"at_timestamp": "2020-06-25T17:23:45Z"}',
+    "maxRecordsPerFetch": "5000",
+    "shardFetchInterval": "2s",
+    "maxShardsPerDescribe": "50",
+    "failOnDataLoss": "false",
+    "maxFetchRate": "1.5",
+    "minFetchPeriod": "210ms",
+    "maxFetchDuration": "200ms",
+    "fetchBufferSize": "2gb",
+    "shardsPerTask": "10",
+    "coalesceThresholdBlockSize": "1000",
+    "coalesceBinSize": "2000",
+    "maxRecordsPerTrigger": "100000",
+    "maxBytesPerTrigger": "268435456",
+    "consumerMode": "efo",
+    "consumerName": "orders-reader,clicks-reader",
+    "consumerNamePrefix": "databricks_",
+    "consumerRefreshInterval": "5m",
+    "requireConsumerDeregistration": "true",
+}
 
 EVERY_SINK_FIELD: dict[str, Any] = {
-    **{
-        k: v
-        for k, v in EVERY_SOURCE_FIELD.items()
-        if k in {f.name for f in dataclasses.fields(KinesisSinkOptions)}
-    },
+    **AWS_FIELDS,
     "stream_name": "orders",
     "null_data": NullData.SKIP,
     "max_in_flight_requests": 8,
@@ -63,87 +104,375 @@ EVERY_SINK_FIELD: dict[str, Any] = {
     "kpl_aggregation": True,
     "kpl_aggregation_max_size": "64kb",
 }
+EVERY_SINK_OPTION = {
+    **AWS_OPTIONS,
+    "streamName": "orders",
+    "nullData": "skip",
+    "maxInFlightRequests": "8",
+    "writeRetryTimeout": "5m",
+    "kplAggregation": "true",
+    "kplAggregationMaxSize": "64kb",
+}
+
+
+def readme_table(marker: str) -> dict[str, str]:
+    """The README's generated option table between `<!-- {marker}:start` and `<!-- {marker}:end -->`:
+    key to default ("" for none)."""
+    text = README.read_text(encoding="utf-8")
+    table = text[text.index(f"<!-- {marker}:start") : text.index(f"<!-- {marker}:end -->")]
+    rows = re.findall(r"^\| `([^`]+)` \| (\S*) \|", table, re.MULTILINE)
+    return {key: default.strip("`") if default != "required" else "" for key, default in rows}
+
+
+# ---- what the JVM is given ----
 
 
 def test_every_field_becomes_its_jvm_option_as_the_jvm_spells_it() -> None:
-    options = KinesisSourceOptions(**EVERY_SOURCE_FIELD).to_options()
-    assert options["streamName"] == "orders,clicks"
-    assert options["initialPosition"] == '{"at_timestamp": "2020-06-25T17:23:45.000Z"}'
-    assert options["failOnDataLoss"] == "false" and options["requireConsumerDeregistration"] == "true"
-    assert options["minFetchPeriod"] == "210ms" and options["maxFetchDuration"] == "200ms"
-    assert options["shardFetchInterval"] == "2s" and options["consumerRefreshInterval"] == "5m"
-    assert options["maxFetchRate"] == "1.5" and options["fetchBufferSize"] == "2gb"
-    assert options["maxBytesPerTrigger"] == str(256 * 1024 * 1024)
-    assert options["consumerMode"] == "efo" and options["consumerName"] == "orders-reader,clicks-reader"
-    assert set(options) == set(KinesisSourceOptions.jvm_keys())
-    sink = KinesisSinkOptions(**EVERY_SINK_FIELD).to_options()
-    assert (
-        sink["nullData"] == "skip" and sink["writeRetryTimeout"] == "5m" and sink["kplAggregation"] == "true"
-    )
-    assert set(sink) == set(KinesisSinkOptions.jvm_keys())
+    assert KinesisSourceOptions(**EVERY_SOURCE_FIELD).to_options() == EVERY_SOURCE_OPTION
+    assert KinesisSinkOptions(**EVERY_SINK_FIELD).to_options() == EVERY_SINK_OPTION
 
 
 def test_fields_left_out_are_not_sent_so_the_jvm_defaults_apply() -> None:
     assert KinesisSourceOptions(stream_names="orders").to_options() == {"streamName": "orders"}
     assert KinesisSinkOptions().to_options() == {}
-    assert KinesisSourceOptions(
-        stream_names="a", initial_position=InitialPosition.TRIM_HORIZON
-    ).to_options() == {
-        "streamName": "a",
-        "initialPosition": "trim_horizon",
-    }
 
 
 @pytest.mark.parametrize(
-    ("fields", "expected"),
+    ("position", "expected"),
     [
-        ({}, "stream_names (option streamName) is required"),
-        ({"stream_names": "bad name"}, "stream_names (option streamName) is 'bad name'"),
-        ({"stream_names": "a,a"}, "a stream is named twice"),
-        ({"initial_position": dt.datetime(2020, 1, 1)}, "needs a time zone"),
-        ({"initial_position": "latest"}, "expected an InitialPosition"),
-        ({"max_records_per_fetch": 10001}, "max_records_per_fetch (option maxRecordsPerFetch) is 10001"),
-        ({"max_fetch_rate": 2.5}, "at most 2.0"),
-        ({"min_fetch_period": dt.timedelta(milliseconds=100)}, "expected from 200ms on"),
-        ({"max_fetch_duration": "200ms"}, "expected a datetime.timedelta"),
-        ({"fetch_buffer_size": "lots"}, "fetch_buffer_size (option fetchBufferSize) is 'lots'"),
-        ({"consumer_refresh_interval": dt.timedelta(hours=2)}, "expected from 1s to 1h"),
-        ({"consumer_mode": "efo"}, "expected a ConsumerMode"),
-        ({"consumer_name": "has space"}, "is not a consumer name"),
-        ({"role_arn": "reader"}, "expected an IAM role ARN"),
-        ({"role_session_name": "x"}, "2 to 64"),
-        ({"endpoint": "not a url"}, "expected an http(s) URL"),
-        ({"fail_on_data_loss": "false"}, "expected True or False"),
+        (InitialPosition.LATEST, "latest"),
+        (InitialPosition.TRIM_HORIZON, "trim_horizon"),
+        (InitialPosition.EARLIEST, "earliest"),
+        (
+            dt.datetime(2020, 6, 25, 17, 23, 45, tzinfo=dt.timezone.utc),
+            '{"at_timestamp": "2020-06-25T17:23:45Z"}',
+        ),
+        (
+            dt.datetime(2020, 6, 25, 10, 23, 45, 120000, tzinfo=PDT),
+            '{"at_timestamp": "2020-06-25T17:23:45.120Z"}',
+        ),
+        (dt.datetime(2020, 6, 26, 0, 0, 0, 5, tzinfo=PDT), '{"at_timestamp": "2020-06-26T07:00:00.000005Z"}'),
     ],
 )
-def test_bad_values_are_refused_naming_field_option_and_value(fields: dict[str, Any], expected: str) -> None:
-    given = fields if not fields or "stream_names" in fields else {"stream_names": "orders", **fields}
+def test_initial_position_is_a_member_or_at_timestamp_json_with_a_utc_instant(
+    position: InitialPosition | dt.datetime, expected: str
+) -> None:
+    given = KinesisSourceOptions(stream_names="s", initial_position=position).to_options()["initialPosition"]
+    assert given == expected
+    if isinstance(position, dt.datetime):
+        instant = json.loads(given)["at_timestamp"]
+        assert dt.datetime.fromisoformat(instant.replace("Z", "+00:00")) == position
+
+
+def test_a_naive_datetime_is_refused_rather_than_guessed() -> None:
     with pytest.raises(ValueError) as refused:
-        KinesisSourceOptions(**given)
-    assert expected in str(refused.value), str(refused.value)
-
-
-def test_sink_values_are_checked_too() -> None:
-    with pytest.raises(ValueError) as size:
-        KinesisSinkOptions(kpl_aggregation_max_size="2mb")
-    assert "kpl_aggregation_max_size (option kplAggregationMaxSize) is '2mb': expected from 1024" in str(
-        size.value
+        KinesisSourceOptions(stream_names="s", initial_position=dt.datetime(2020, 6, 25, 17, 23, 45))
+    assert str(refused.value).startswith(
+        "initial_position (option initialPosition) is datetime.datetime(2020, 6, 25, 17, 23, 45): "
+        "a datetime without a time zone is ambiguous"
     )
-    with pytest.raises(ValueError) as streams:
-        KinesisSinkOptions(stream_name="a,b")
-    assert "expected one stream name" in str(streams.value)
-    with pytest.raises(ValueError):
-        KinesisSinkOptions(max_in_flight_requests=0)
 
 
-def test_secrets_stay_out_of_repr_and_errors_and_builders_are_frozen() -> None:
+@pytest.mark.parametrize(
+    ("duration", "expected"),
+    [
+        (dt.timedelta(0), "0ms"),
+        (dt.timedelta(milliseconds=400), "400ms"),
+        (dt.timedelta(milliseconds=1500), "1500ms"),
+        (dt.timedelta(seconds=10), "10s"),
+        (dt.timedelta(seconds=90), "90s"),
+        (dt.timedelta(minutes=2), "2m"),
+        (dt.timedelta(hours=1), "1h"),
+        (dt.timedelta(days=2), "48h"),
+    ],
+)
+def test_durations_are_whole_units_the_jvm_reads(duration: dt.timedelta, expected: str) -> None:
+    assert KinesisSinkOptions(write_retry_timeout=duration).to_options() == {"writeRetryTimeout": expected}
+
+
+@pytest.mark.parametrize(
+    ("size", "expected"),
+    [
+        (1024, "1024"),
+        ("1kb", "1kb"),
+        (" 64 KB ", "64kb"),
+        ("1_024", "1024"),
+        ("0.5mb", "0.5mb"),
+        ("1mb", "1mb"),
+        ("1m", "1m"),
+        (1024 * 1024, "1048576"),
+    ],
+)
+def test_sizes_are_bytes_or_size_strings_with_binary_units(size: int | str, expected: str) -> None:
+    assert KinesisSinkOptions(kpl_aggregation_max_size=size).to_options() == {
+        "kplAggregationMaxSize": expected
+    }
+
+
+def test_names_are_given_as_a_list_or_comma_separated_and_sent_comma_joined() -> None:
+    assert KinesisSourceOptions(stream_names=" orders , clicks").to_options()["streamName"] == "orders,clicks"
+    assert KinesisSourceOptions(stream_names=("a", "b.c_d-1")).to_options()["streamName"] == "a,b.c_d-1"
+    polling = KinesisSourceOptions(stream_names="a", consumer_name="x, y, z").to_options()
+    assert polling["consumerName"] == "x,y,z"  # with polling the JVM ignores consumer names: so does Python
+    assert KinesisSourceOptions(stream_names="a", max_fetch_rate=2).to_options()["maxFetchRate"] == "2.0"
+    assert (
+        KinesisSourceOptions(stream_names="a", consumer_name_prefix="").to_options()["consumerNamePrefix"]
+        == ""
+    )
+    assert KinesisSinkOptions(endpoint="localhost:4566").to_options() == {"endpoint": "localhost:4566"}
+
+
+# ---- what is refused, and how ----
+
+SOURCE_REFUSALS: list[tuple[dict[str, Any], str, str, str]] = [
+    # (fields besides stream_names="a,b", field, option, what the message says is accepted)
+    ({"stream_names": "bad name"}, "stream_names", "streamName", "is not a stream name"),
+    ({"stream_names": "a," + "x" * 129}, "stream_names", "streamName", "1 to 128 letters"),
+    ({"stream_names": "a,b,a"}, "stream_names", "streamName", "a stream is named twice: a"),
+    ({"stream_names": "a,,b"}, "stream_names", "streamName", "it has an empty stream name"),
+    ({"stream_names": []}, "stream_names", "streamName", "expected a non-empty list of stream names"),
+    ({"stream_names": None}, "stream_names", "streamName", "expected a non-empty list of stream names"),
+    (
+        {"initial_position": "latest"},
+        "initial_position",
+        "initialPosition",
+        "expected InitialPosition.LATEST",
+    ),
+    ({"region": ""}, "region", "region", "expected a non-empty string"),
+    ({"endpoint": "ftp://kinesis.local"}, "endpoint", "endpoint", "expected an http(s) URL"),
+    ({"endpoint": "http://my_host:4566"}, "endpoint", "endpoint", "expected an http(s) URL"),
+    ({"endpoint": "http://localhost:x"}, "endpoint", "endpoint", "the port must be a number"),
+    ({"sts_endpoint": "not a url"}, "sts_endpoint", "stsEndpoint", "expected an http(s) URL"),
+    ({"aws_access_key": 5}, "aws_access_key", "awsAccessKey", "expected a non-empty string"),
+    ({"role_arn": "arn:aws:iam::1234:role/x"}, "role_arn", "roleArn", "expected an IAM role ARN"),
+    ({"role_external_id": " "}, "role_external_id", "roleExternalId", "expected a non-empty string"),
+    ({"role_session_name": "x"}, "role_session_name", "roleSessionName", "2 to 64 of letters"),
+    ({"role_session_name": "a b"}, "role_session_name", "roleSessionName", "2 to 64 of letters"),
+    ({"max_records_per_fetch": 10001}, "max_records_per_fetch", "maxRecordsPerFetch", "from 1 to 10000"),
+    ({"max_records_per_fetch": 0}, "max_records_per_fetch", "maxRecordsPerFetch", "from 1 to 10000"),
+    ({"max_records_per_fetch": True}, "max_records_per_fetch", "maxRecordsPerFetch", "a whole number"),
+    ({"max_records_per_fetch": 10.0}, "max_records_per_fetch", "maxRecordsPerFetch", "a whole number"),
+    (
+        {"shard_fetch_interval": dt.timedelta(-1)},
+        "shard_fetch_interval",
+        "shardFetchInterval",
+        "at least 0ms",
+    ),
+    (
+        {"max_shards_per_describe": 10001},
+        "max_shards_per_describe",
+        "maxShardsPerDescribe",
+        "from 1 to 10000",
+    ),
+    ({"fail_on_data_loss": "false"}, "fail_on_data_loss", "failOnDataLoss", "expected True or False"),
+    ({"max_fetch_rate": 2.5}, "max_fetch_rate", "maxFetchRate", "above 0 and at most 2.0"),
+    ({"max_fetch_rate": 0}, "max_fetch_rate", "maxFetchRate", "above 0 and at most 2.0"),
+    ({"max_fetch_rate": float("nan")}, "max_fetch_rate", "maxFetchRate", "above 0 and at most 2.0"),
+    (
+        {"min_fetch_period": dt.timedelta(milliseconds=199)},
+        "min_fetch_period",
+        "minFetchPeriod",
+        "at least 200ms",
+    ),
+    ({"min_fetch_period": "400ms"}, "min_fetch_period", "minFetchPeriod", "expected a datetime.timedelta"),
+    (
+        {"max_fetch_duration": dt.timedelta(microseconds=1500)},
+        "max_fetch_duration",
+        "maxFetchDuration",
+        "a whole number of milliseconds",
+    ),
+    ({"max_fetch_duration": dt.timedelta(0)}, "max_fetch_duration", "maxFetchDuration", "at least 1ms"),
+    ({"fetch_buffer_size": "lots"}, "fetch_buffer_size", "fetchBufferSize", "a size such as '64mb'"),
+    ({"fetch_buffer_size": "2pb"}, "fetch_buffer_size", "fetchBufferSize", "(b, kb, mb, gb or tb"),
+    ({"fetch_buffer_size": 0}, "fetch_buffer_size", "fetchBufferSize", "of at least 1b"),
+    ({"fetch_buffer_size": "9" * 30}, "fetch_buffer_size", "fetchBufferSize", "it is too large"),
+    ({"shards_per_task": 1001}, "shards_per_task", "shardsPerTask", "from 1 to 1000"),
+    (
+        {"coalesce_threshold_block_size": 0},
+        "coalesce_threshold_block_size",
+        "coalesceThresholdBlockSize",
+        "of at least 1",
+    ),
+    ({"coalesce_bin_size": -1}, "coalesce_bin_size", "coalesceBinSize", "of at least 1"),
+    ({"max_records_per_trigger": 2**63}, "max_records_per_trigger", "maxRecordsPerTrigger", "of at least 1"),
+    ({"max_bytes_per_trigger": 1.5}, "max_bytes_per_trigger", "maxBytesPerTrigger", "bytes as an int"),
+    ({"consumer_mode": "efo"}, "consumer_mode", "consumerMode", "ConsumerMode.POLLING or ConsumerMode.EFO"),
+    ({"consumer_name": "has space"}, "consumer_name", "consumerName", "is not a consumer name"),
+    ({"consumer_name": ["a", 1]}, "consumer_name", "consumerName", "expected a non-empty list"),
+    ({"consumer_name_prefix": "a/b"}, "consumer_name_prefix", "consumerNamePrefix", "letters, digits"),
+    (
+        {"consumer_refresh_interval": dt.timedelta(hours=2)},
+        "consumer_refresh_interval",
+        "consumerRefreshInterval",
+        "from 1s to 1h",
+    ),
+    (
+        {"consumer_refresh_interval": dt.timedelta(milliseconds=999)},
+        "consumer_refresh_interval",
+        "consumerRefreshInterval",
+        "from 1s to 1h",
+    ),
+    (
+        {"require_consumer_deregistration": 1},
+        "require_consumer_deregistration",
+        "requireConsumerDeregistration",
+        "expected True or False",
+    ),
+    # With enhanced fan-out, as the JVM: one consumer name for all streams or one per stream, and names
+    # within Kinesis' 128 characters with the prefix.
+    (
+        {"consumer_mode": ConsumerMode.EFO, "consumer_name": "x,y,z"},
+        "consumer_name",
+        "consumerName",
+        "it names 3 consumers for 2 streams",
+    ),
+    (
+        {"consumer_mode": ConsumerMode.EFO, "consumer_name": "n" * 115},
+        "consumer_name",
+        "consumerName",
+        "129 characters long; Kinesis allows at most 128",
+    ),
+    (
+        {"consumer_mode": ConsumerMode.EFO, "consumer_name_prefix": "p" * 93},
+        "consumer_name_prefix",
+        "consumerNamePrefix",
+        "129 characters long; Kinesis allows at most 128",
+    ),
+]
+
+
+@pytest.mark.parametrize(("fields", "name", "option", "accepted"), SOURCE_REFUSALS)
+def test_a_bad_source_value_is_refused_naming_field_option_value_and_what_is_accepted(
+    fields: dict[str, Any], name: str, option: str, accepted: str
+) -> None:
+    with pytest.raises(KinesisOptionError) as refused:
+        KinesisSourceOptions(**{"stream_names": "a,b", **fields})
+    assert str(refused.value).startswith(f"{name} (option {option}) is {fields[name]!r}: "), refused.value
+    assert accepted in str(refused.value), refused.value
+
+
+SINK_REFUSALS: list[tuple[dict[str, Any], str, str, str]] = [
+    ({"stream_name": "a,b"}, "stream_name", "streamName", "the sink writes to one stream"),
+    ({"stream_name": ["a"]}, "stream_name", "streamName", "expected one stream name"),
+    ({"stream_name": "bad name"}, "stream_name", "streamName", "1 to 128 letters"),
+    ({"null_data": "skip"}, "null_data", "nullData", "NullData.FAIL or NullData.SKIP"),
+    ({"max_in_flight_requests": 0}, "max_in_flight_requests", "maxInFlightRequests", "from 1 to 64"),
+    ({"max_in_flight_requests": 65}, "max_in_flight_requests", "maxInFlightRequests", "from 1 to 64"),
+    (
+        {"write_retry_timeout": 120},
+        "write_retry_timeout",
+        "writeRetryTimeout",
+        "expected a datetime.timedelta",
+    ),
+    ({"kpl_aggregation": "yes"}, "kpl_aggregation", "kplAggregation", "expected True or False"),
+    (
+        {"kpl_aggregation_max_size": "2mb"},
+        "kpl_aggregation_max_size",
+        "kplAggregationMaxSize",
+        "from 1kb to 1mb",
+    ),
+    (
+        {"kpl_aggregation_max_size": 1023},
+        "kpl_aggregation_max_size",
+        "kplAggregationMaxSize",
+        "from 1kb to 1mb",
+    ),
+    ({"role_arn": "reader"}, "role_arn", "roleArn", "expected an IAM role ARN"),
+]
+
+
+@pytest.mark.parametrize(("fields", "name", "option", "accepted"), SINK_REFUSALS)
+def test_a_bad_sink_value_is_refused_naming_field_option_value_and_what_is_accepted(
+    fields: dict[str, Any], name: str, option: str, accepted: str
+) -> None:
+    with pytest.raises(KinesisOptionError) as refused:
+        KinesisSinkOptions(**fields)
+    assert str(refused.value).startswith(f"{name} (option {option}) is {fields[name]!r}: "), refused.value
+    assert accepted in str(refused.value), refused.value
+
+
+def test_option_errors_are_value_errors_and_a_missing_stream_is_a_type_error() -> None:
+    assert issubclass(KinesisOptionError, ValueError)
+    with pytest.raises(TypeError, match="stream_names"):
+        KinesisSourceOptions()  # type: ignore[call-arg]
+
+
+def test_with_polling_the_consumer_name_count_is_not_checked_as_the_jvm_ignores_it() -> None:
+    assert (
+        KinesisSourceOptions(stream_names="a,b", consumer_name="x,y,z").to_options()["consumerName"]
+        == "x,y,z"
+    )
+    efo = KinesisSourceOptions(stream_names="a,b", consumer_mode=ConsumerMode.EFO, consumer_name="x")
+    assert efo.to_options()["consumerName"] == "x"
+
+
+# ---- secrets, immutability ----
+
+
+def test_secrets_stay_out_of_repr_and_of_every_error_message() -> None:
     options = KinesisSourceOptions(**EVERY_SOURCE_FIELD)
-    assert "secret-value-1" not in repr(options) and "token-value-1" not in repr(options)
-    with pytest.raises(ValueError) as refused:
-        KinesisSourceOptions(stream_names="a", aws_secret_key="")
-    assert "aws_secret_key (option awsSecretKey) is *****" in str(refused.value)
+    shown = repr(options)
+    assert "secret-value-1" not in shown and "token-value-1" not in shown
+    assert "aws_secret_key=*****" in shown and "aws_session_token=*****" in shown
+    assert "region='eu-west-1'" in shown and "max_records_per_trigger" in shown
+    assert repr(KinesisSourceOptions(stream_names="a")) == "KinesisSourceOptions(stream_names='a')"
+
+    for secret in ("aws_secret_key", "aws_session_token"):
+        for bad in ("", "   ", 12345, ["secret-value-2"]):
+            with pytest.raises(KinesisOptionError) as refused:
+                KinesisSourceOptions(stream_names="a", **{secret: bad})
+            assert str(refused.value).startswith(f"{secret} (option ") and " is *****: " in str(refused.value)
+            assert "12345" not in str(refused.value) and "secret-value-2" not in str(refused.value)
+    with pytest.raises(KinesisOptionError) as other:
+        KinesisSinkOptions(
+            aws_secret_key="secret-value-1", aws_session_token="token-value-1", max_in_flight_requests=0
+        )
+    assert "secret-value-1" not in str(other.value) and "token-value-1" not in str(other.value)
+
+
+def test_builders_are_frozen_and_replace_checks_the_new_value() -> None:
+    options = KinesisSourceOptions(stream_names="a")
     with pytest.raises(dataclasses.FrozenInstanceError):
         options.region = "us-east-1"  # type: ignore[misc]
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        KinesisSinkOptions().kpl_aggregation = True  # type: ignore[misc]
+    moved = dataclasses.replace(options, region="us-east-1")
+    assert moved.to_options() == {"streamName": "a", "region": "us-east-1"} and options.region is None
+    with pytest.raises(KinesisOptionError, match="max_records_per_fetch"):
+        dataclasses.replace(options, max_records_per_fetch=0)
+
+
+# ---- the builders and the JVM's option registry ----
+
+
+def test_jvm_keys_cover_every_key_to_options_gives() -> None:
+    for builder, every in (
+        (KinesisSourceOptions, EVERY_SOURCE_FIELD),
+        (KinesisSinkOptions, EVERY_SINK_FIELD),
+    ):
+        given = builder(**every).to_options()
+        assert set(given) == set(builder.jvm_keys()), builder.__name__
+        assert len(builder.jvm_keys()) == len(dataclasses.fields(builder)) == len(set(builder.jvm_keys()))
+
+
+def test_keys_and_defaults_are_those_of_the_readme_tables_generated_from_the_jvm_registry() -> None:
+    source = readme_table("options")
+    assert KinesisSourceOptions.jvm_defaults() == source
+    shared = ["streamName", *(k for k in AWS_OPTIONS)]
+    assert KinesisSinkOptions.jvm_defaults() == {
+        **{k: source[k] for k in shared},
+        **readme_table("sink-options"),
+    }
+    assert set(KinesisSourceOptions.jvm_keys()) == set(source)
+
+
+def test_the_package_exports_the_builders() -> None:
+    for name in ("ConsumerMode", "InitialPosition", "KinesisSinkOptions", "KinesisSourceOptions", "NullData"):
+        assert name in pyspark_kinesis.__all__ and getattr(pyspark_kinesis, name) is not None
+    assert pyspark_kinesis.__version__
+
+
+# ---- against the JVM: the registry, and every value the builders give ----
 
 
 def test_builders_and_the_jvm_registry_agree_on_every_key_and_default(spark: SparkSession) -> None:

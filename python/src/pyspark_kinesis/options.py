@@ -1,27 +1,37 @@
-"""Typed option builders: every option of the connector, in Python naming, checked in Python.
+"""Typed option builders: every option of the connector, in Python naming, checked in Python before it
+reaches the JVM.
 
 ``to_options()`` gives the JVM's own keys and string values::
 
-    opts = KinesisSourceOptions(stream_names=["orders"], region="eu-west-1",
-                                initial_position=InitialPosition.TRIM_HORIZON,
-                                max_fetch_duration=timedelta(milliseconds=200))
+    opts = KinesisSourceOptions(
+        stream_names=["orders"],
+        region="eu-west-1",
+        initial_position=InitialPosition.TRIM_HORIZON,
+        max_fetch_duration=timedelta(milliseconds=200),
+    )
     df = spark.readStream.format("kinesis").options(**opts.to_options()).load()
 
-A field left ``None`` is not sent, so the JVM's documented default applies.
+A field left ``None`` is not sent, so the JVM's documented default applies. A bad value fails when the
+builder is made, with a :class:`~pyspark_kinesis.KinesisOptionError` (a :class:`ValueError`) that names the
+field, the JVM option, the value (never a secret's) and what is accepted. Builders are frozen; use
+:func:`dataclasses.replace` to change one (the new value is checked too).
 """
 
 from __future__ import annotations
 
 import datetime as dt
 import json
+import math
 import re
-from collections.abc import Callable
-from dataclasses import dataclass, field, fields
+from collections.abc import Callable, Iterator
+from dataclasses import MISSING, Field, dataclass, field, fields
 from enum import Enum
-from typing import Any, ClassVar
+from typing import Any
+from urllib.parse import SplitResult, urlsplit
+
+from pyspark_kinesis.errors import KinesisOptionError
 
 __all__ = [
-    "JVM_DEFAULTS",
     "ConsumerMode",
     "InitialPosition",
     "KinesisSinkOptions",
@@ -30,300 +40,517 @@ __all__ = [
 ]
 
 
-class InitialPosition(str, Enum):
-    """Where a new query starts; a timezone-aware :class:`datetime.datetime` means ``at_timestamp``."""
+class InitialPosition(Enum):
+    """Where a query with no checkpoint starts reading (option ``initialPosition``).
 
+    For ``at_timestamp``, give ``initial_position`` a timezone-aware :class:`datetime.datetime` instead.
+    """
+
+    #: Records that arrive after the query starts (the JVM's default).
     LATEST = "latest"
+    #: The oldest record each shard still retains.
     TRIM_HORIZON = "trim_horizon"
+    #: The JVM's alias of ``trim_horizon``.
     EARLIEST = "earliest"
 
 
-class ConsumerMode(str, Enum):
-    """How the source reads: polling with GetRecords, or enhanced fan-out."""
+class ConsumerMode(Enum):
+    """How the source reads shards (option ``consumerMode``)."""
 
+    #: GetRecords calls, sharing each shard's 2 MB/s with other readers (the JVM's default).
     POLLING = "polling"
+    #: Enhanced fan-out: a registered consumer with its own 2 MB/s per shard.
     EFO = "efo"
 
 
-class NullData(str, Enum):
-    """What the sink does with a row whose data is null."""
+class NullData(Enum):
+    """What the sink does with a row whose ``data`` is null (option ``nullData``)."""
 
+    #: The task fails, naming the row (the JVM's default).
     FAIL = "fail"
+    #: The row is not written, and is counted in the metric ``nullDataRowsSkipped``.
     SKIP = "skip"
 
 
-_NAME = re.compile(r"[a-zA-Z0-9_.-]{1,128}")
-_PREFIX = re.compile(r"[a-zA-Z0-9_.-]*")
-_ROLE_ARN = re.compile(r"arn:aws[a-z-]*:iam::\d{12}:role/[\w+=,.@/-]+")
-_SESSION_NAME = re.compile(r"[\w+=,.@-]{2,64}")
-_SIZE = re.compile(r"(\d+(?:\.\d+)?)\s*(b|k|kb|m|mb|g|gb|t|tb)?", re.IGNORECASE)
-_UNITS = {"": 1, "b": 1, "k": 1024, "kb": 1024, "m": 1024**2, "mb": 1024**2, "g": 1024**3, "gb": 1024**3}
-_UNITS |= {"t": 1024**4, "tb": 1024**4}
+# ---- the JVM's parsing rules, mirrored: each converter gives the JVM string or raises _Refused ----
 
-#: A check returns what is wrong with a value, or None.
-_Check = Callable[[Any], "str | None"]
+_ToJvm = Callable[[Any], str]
+_LONG_MAX = 2**63 - 1
+_DEFAULT_CONSUMER_NAME_PREFIX = "spark-kinesis_"
+_QUERY_ID_LENGTH = 36  # a consumer named after the query's id (a UUID) when consumerName is not set
+_MAX_CONSUMER_NAME_LENGTH = 128
 
-
-def _opt(jvm: str, check: _Check | None = None, *, secret: bool = False) -> Any:
-    """A field that is the JVM option ``jvm``, unset (None) by default."""
-    return field(default=None, repr=not secret, metadata={"jvm": jvm, "check": check, "secret": secret})
-
-
-def _names(value: Any) -> list[str]:
-    return [n.strip() for n in value.split(",")] if isinstance(value, str) else list(value)
-
-
-def _stream_names(value: Any) -> str | None:
-    names = _names(value)
-    bad = [n for n in names if not _NAME.fullmatch(n)]
-    if not names or bad:
-        return (
-            f"{bad[0]!r} is not a stream name (1 to 128 letters, digits, '_', '.' or '-')"
-            if bad
-            else "no name"
-        )
-    return "a stream is named twice" if len(set(names)) != len(names) else None
+_STREAM_NAME = re.compile(r"[a-zA-Z0-9_.-]{1,128}")
+_CONSUMER_NAME = re.compile(r"[a-zA-Z0-9_.-]+")
+_CONSUMER_NAME_PREFIX = re.compile(r"[a-zA-Z0-9_.-]*")
+_ROLE_ARN = re.compile(r"arn:aws[a-z-]*:iam::\d{12}:role/[\w+=,.@/-]+", re.ASCII)
+_ROLE_SESSION_NAME = re.compile(r"[\w+=,.@-]{2,64}", re.ASCII)
+# A host java.net.URI accepts as one: DNS labels, or an IPv6 address (urlsplit drops its brackets).
+_HOST = re.compile(
+    r"(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?\.)*[a-z0-9](?:[a-z0-9-]*[a-z0-9])?\.?|[0-9a-f:.]*:[0-9a-f:.]*"
+)
+_SIZE = re.compile(r"(\d+(?:\.\d+)?)\s*([a-z]*)", re.ASCII)
+_SIZE_UNITS = {"": 1, "b": 1, "k": 2**10, "kb": 2**10, "m": 2**20, "mb": 2**20, "g": 2**30, "gb": 2**30}
+_SIZE_UNITS |= {"t": 2**40, "tb": 2**40}
 
 
-def _one_stream(value: Any) -> str | None:
-    return None if isinstance(value, str) and _NAME.fullmatch(value) else "expected one stream name"
+class _Refused(Exception):
+    """Raised by a converter: why a value is refused, and what is accepted."""
 
 
-def _consumer_names(value: Any) -> str | None:
-    bad = [n for n in _names(value) if not _NAME.fullmatch(n)]
-    return f"{bad[0]!r} is not a consumer name (letters, digits, '_', '.' or '-')" if bad else None
+def _text(value: Any) -> str:
+    if not isinstance(value, str) or not value.strip():
+        raise _Refused("expected a non-empty string")
+    return value
 
 
-def _matches(pattern: re.Pattern[str], what: str) -> _Check:
-    return lambda v: None if isinstance(v, str) and pattern.fullmatch(v) else f"expected {what}"
+def _flag(value: Any) -> str:
+    if not isinstance(value, bool):
+        raise _Refused("expected True or False")
+    return "true" if value else "false"
 
 
-def _text(value: Any) -> str | None:
-    return None if isinstance(value, str) and value.strip() else "expected a non-empty string"
+def _member(kind: type[Enum]) -> _ToJvm:
+    def to_jvm(value: Any) -> str:
+        if not isinstance(value, kind):
+            raise _Refused("expected " + " or ".join(f"{kind.__name__}.{m.name}" for m in kind))
+        return str(value.value)
+
+    return to_jvm
 
 
-def _url(value: Any) -> str | None:
-    ok = isinstance(value, str) and re.fullmatch(r"(https?://)?[^\s/:]+(:\d+)?(/\S*)?", value) is not None
-    return None if ok else "expected an http(s) URL"
+def _whole(low: int, high: int = _LONG_MAX) -> _ToJvm:
+    def to_jvm(value: Any) -> str:
+        if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+            bounds = f"from {low} to {high}" if high < _LONG_MAX else f"of at least {low}"
+            raise _Refused(f"expected a whole number (int) {bounds}")
+        return str(value)
+
+    return to_jvm
 
 
-def _int(low: int, high: int) -> _Check:
-    def check(v: Any) -> str | None:
-        ok = isinstance(v, int) and not isinstance(v, bool) and low <= v <= high
-        return None if ok else f"expected a whole number from {low} to {high}"
-
-    return check
-
-
-def _flag(value: Any) -> str | None:
-    return None if isinstance(value, bool) else "expected True or False"
+def _rate(value: Any) -> str:
+    number = isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+    if not number or not 0 < value <= 2.0:
+        raise _Refused("expected MB/s as a number above 0 and at most 2.0")
+    return repr(float(value))
 
 
-def _enum(kind: type[Enum]) -> _Check:
-    return lambda v: None if isinstance(v, kind) else f"expected a {kind.__name__}"
-
-
-def _duration(low: dt.timedelta, high: dt.timedelta | None = None) -> _Check:
-    def check(v: Any) -> str | None:
-        if not isinstance(v, dt.timedelta):
-            return "expected a datetime.timedelta"
-        if v < low or (high is not None and v > high):
-            return f"expected from {_millis(low)}" + (f" to {_millis(high)}" if high else " on")
-        return None
-
-    return check
-
-
-def _bytes(value: int | str) -> int | None:
-    if isinstance(value, bool):
-        return None
-    if isinstance(value, int):
-        return value
-    match = _SIZE.fullmatch(value.strip()) if isinstance(value, str) else None
-    return round(float(match.group(1)) * _UNITS[(match.group(2) or "").lower()]) if match else None
-
-
-def _size(low: int, high: int | None = None) -> _Check:
-    def check(v: Any) -> str | None:
-        n = _bytes(v)
-        if n is None:
-            return "expected bytes as an int, or a size such as '64mb'"
-        if n < low or (high is not None and n > high):
-            return (
-                f"expected from {low} to {high} bytes"
-                if high is not None
-                else f"expected at least {low} bytes"
-            )
-        return None
-
-    return check
-
-
-def _rate(value: Any) -> str | None:
-    ok = isinstance(value, (int, float)) and not isinstance(value, bool) and 0 < value <= 2.0
-    return None if ok else "expected MB/s above 0 and at most 2.0"
-
-
-def _position(value: Any) -> str | None:
-    if isinstance(value, InitialPosition):
-        return None
-    if isinstance(value, dt.datetime):
-        return None if value.tzinfo is not None else "a datetime needs a time zone (e.g. tzinfo=timezone.utc)"
-    return "expected an InitialPosition or a timezone-aware datetime"
-
-
-def _millis(value: dt.timedelta) -> str:
-    ms = round(value.total_seconds() * 1000)
+def _millis_text(ms: int) -> str:
+    """Milliseconds as the JVM's durations read them: whole hours, minutes or seconds when exact."""
     for unit, size in (("h", 3_600_000), ("m", 60_000), ("s", 1000)):
-        if ms and ms % size == 0:
+        if ms > 0 and ms % size == 0:
             return f"{ms // size}{unit}"
     return f"{ms}ms"
 
 
-def _jvm_value(value: Any) -> str:
-    """A field's value as the JVM option takes it."""
-    if isinstance(value, Enum):
-        return str(value.value)
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, dt.timedelta):
-        return _millis(value)
-    if isinstance(value, dt.datetime):
-        instant = value.astimezone(dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
-        return json.dumps({"at_timestamp": instant})
-    if isinstance(value, (list, tuple)):
-        return ",".join(str(v).strip() for v in value)
-    return str(value)
+def _duration(low: dt.timedelta, high: dt.timedelta | None = None) -> _ToJvm:
+    one_ms = dt.timedelta(milliseconds=1)
+    least = _millis_text(low // one_ms)
+    bounds = f"from {least} to {_millis_text(high // one_ms)}" if high is not None else f"of at least {least}"
+
+    def to_jvm(value: Any) -> str:
+        if not isinstance(value, dt.timedelta):
+            raise _Refused(f"expected a datetime.timedelta {bounds}, e.g. timedelta(milliseconds=400)")
+        ms, rest = divmod(value, one_ms)
+        if rest:
+            raise _Refused("expected a whole number of milliseconds")
+        if value < low or (high is not None and value > high):
+            raise _Refused(f"expected a duration {bounds}")
+        return _millis_text(ms)
+
+    return to_jvm
 
 
-#: The JVM's defaults of the options that have one.
-JVM_DEFAULTS: dict[str, str] = {
-    "roleSessionName": "spark-kinesis",
-    "initialPosition": "latest",
-    "maxRecordsPerFetch": "10000",
-    "shardFetchInterval": "1s",
-    "maxShardsPerDescribe": "100",
-    "failOnDataLoss": "true",
-    "maxFetchRate": "1.0",
-    "minFetchPeriod": "400ms",
-    "maxFetchDuration": "10s",
-    "fetchBufferSize": "20gb",
-    "shardsPerTask": "5",
-    "coalesceThresholdBlockSize": "10000000",
-    "coalesceBinSize": "128000000",
-    "consumerMode": "polling",
-    "consumerNamePrefix": "spark-kinesis_",
-    "consumerRefreshInterval": "300s",
-    "requireConsumerDeregistration": "false",
-    "nullData": "fail",
-    "maxInFlightRequests": "4",
-    "writeRetryTimeout": "2m",
-    "kplAggregation": "false",
-    "kplAggregationMaxSize": "50kb",
-}
+def _bytes_text(n: int) -> str:
+    for unit, size in (("tb", 2**40), ("gb", 2**30), ("mb", 2**20), ("kb", 2**10)):
+        if n > 0 and n % size == 0:
+            return f"{n // size}{unit}"
+    return f"{n}b"
 
 
-@dataclass(frozen=True, kw_only=True)
+def _size(low: int, high: int = _LONG_MAX) -> _ToJvm:
+    accepted = "expected bytes as an int, or a size such as '64mb' (b, kb, mb, gb or tb; 1kb = 1024 bytes)"
+    least = _bytes_text(low)
+    bounds = f"from {least} to {_bytes_text(high)}" if high < _LONG_MAX else f"of at least {least}"
+
+    def to_jvm(value: Any) -> str:
+        if isinstance(value, bool) or not isinstance(value, (int, str)):
+            raise _Refused(accepted)
+        if isinstance(value, int):
+            n, text = value, str(value)
+        else:
+            match = _SIZE.fullmatch(value.strip().replace(",", "").replace("_", "").lower())
+            if not match or match[2] not in _SIZE_UNITS:
+                raise _Refused(accepted)
+            exact = float(match[1]) * _SIZE_UNITS[match[2]]
+            if exact >= _LONG_MAX:
+                raise _Refused(f"it is too large: expected a size {bounds} and below 2**63 bytes")
+            n, text = math.floor(exact + 0.5), match[1] + match[2]
+        if not low <= n <= high:
+            raise _Refused(f"expected a size {bounds}")
+        return text
+
+    return to_jvm
+
+
+def _names(value: Any, kind: str) -> list[str]:
+    """A comma-separated string or a list of names, each stripped, as the JVM splits them."""
+    if isinstance(value, str):
+        names = value.split(",")
+    elif isinstance(value, (list, tuple)) and value and all(isinstance(n, str) for n in value):
+        names = list(value)
+    else:
+        raise _Refused(
+            f"expected a non-empty list of {kind} names, or one string of them separated by commas"
+        )
+    names = [n.strip() for n in names]
+    if "" in names:
+        raise _Refused(f"it has an empty {kind} name; separate names with single commas")
+    return names
+
+
+def _stream_names(value: Any) -> str:
+    names = _names(value, "stream")
+    for name in names:
+        if not _STREAM_NAME.fullmatch(name):
+            raise _Refused(f"{name!r} is not a stream name (1 to 128 letters, digits, '_', '.' or '-')")
+    twice = sorted({n for n in names if names.count(n) > 1})
+    if twice:
+        raise _Refused(f"a stream is named twice: {', '.join(twice)}")
+    return ",".join(names)
+
+
+def _one_stream(value: Any) -> str:
+    if not isinstance(value, str):
+        raise _Refused("expected one stream name (a str)")
+    if "," in value:
+        raise _Refused(
+            "the sink writes to one stream; to write to several, give each row its stream in a column"
+            " named stream"
+        )
+    if not _STREAM_NAME.fullmatch(value.strip()):
+        raise _Refused("expected a stream name: 1 to 128 letters, digits, '_', '.' or '-'")
+    return value.strip()
+
+
+def _consumer_names(value: Any) -> str:
+    names = _names(value, "consumer")
+    for name in names:
+        if not _CONSUMER_NAME.fullmatch(name):
+            raise _Refused(f"{name!r} is not a consumer name (letters, digits, '_', '.' or '-')")
+    return ",".join(names)
+
+
+def _matching(pattern: re.Pattern[str], accepted: str) -> _ToJvm:
+    def to_jvm(value: Any) -> str:
+        if not isinstance(value, str) or not pattern.fullmatch(value.strip()):
+            raise _Refused(f"expected {accepted}")
+        return value.strip()
+
+    return to_jvm
+
+
+def _endpoint(value: Any) -> str:
+    accepted = "expected an http(s) URL such as https://kinesis.us-east-1.amazonaws.com"
+    url = value.strip() if isinstance(value, str) else ""
+    if not url or any(c.isspace() for c in url):
+        raise _Refused(accepted)
+    parts = urlsplit(url if "://" in url else f"https://{url}")  # the JVM assumes https without a scheme
+    if parts.scheme.lower() not in ("http", "https") or not _HOST.fullmatch(parts.hostname or ""):
+        raise _Refused(accepted)
+    if not _has_valid_port(parts):
+        raise _Refused(f"{accepted}; the port must be a number from 0 to 65535")
+    return url
+
+
+def _has_valid_port(parts: SplitResult) -> bool:
+    try:
+        parts.port  # noqa: B018 - reading it checks it
+    except ValueError:
+        return False
+    return True
+
+
+def _position(value: Any) -> str:
+    if isinstance(value, InitialPosition):
+        return value.value
+    if not isinstance(value, dt.datetime):
+        raise _Refused(
+            "expected InitialPosition.LATEST, .TRIM_HORIZON or .EARLIEST, or a timezone-aware "
+            "datetime.datetime (at_timestamp)"
+        )
+    if value.utcoffset() is None:
+        raise _Refused(
+            "a datetime without a time zone is ambiguous; give it one, e.g. "
+            "datetime(2020, 6, 25, 17, 23, 45, tzinfo=timezone.utc)"
+        )
+    try:
+        utc = value.astimezone(dt.timezone.utc).replace(tzinfo=None)
+    except OverflowError:
+        raise _Refused("it is out of range in UTC") from None
+    precision = "seconds" if not utc.microsecond else "milliseconds" if not utc.microsecond % 1000 else "auto"
+    return json.dumps({"at_timestamp": utc.isoformat(timespec=precision) + "Z"})
+
+
+# ---- the builders ----
+
+
+@dataclass(frozen=True)
+class _Spec:
+    """What a builder field is to the JVM: its option key, the JVM's default ("" for none), its converter."""
+
+    key: str
+    default: str
+    to_jvm: _ToJvm
+    secret: bool = False
+
+
+def _jvm(key: str, default: str, to_jvm: _ToJvm, *, secret: bool = False) -> dict[str, _Spec]:
+    """A field's metadata: the JVM option it is."""
+    return {"jvm": _Spec(key, default, to_jvm, secret)}
+
+
+def _spec(f: Field[Any]) -> _Spec:
+    spec = f.metadata["jvm"]
+    assert isinstance(spec, _Spec)
+    return spec
+
+
+@dataclass(frozen=True, kw_only=True, repr=False)
 class _KinesisOptions:
-    """What reading and writing share: where Kinesis is, and as whom the connector calls it."""
+    """What reading and writing share: where Kinesis is, as whom the connector calls it, and the behavior
+    of every builder."""
 
-    region: str | None = _opt("region", _text)
-    endpoint: str | None = _opt("endpoint", _url)
-    aws_access_key: str | None = _opt("awsAccessKey", _text)
-    aws_secret_key: str | None = _opt("awsSecretKey", _text, secret=True)
-    aws_session_token: str | None = _opt("awsSessionToken", _text, secret=True)
-    role_arn: str | None = _opt(
-        "roleArn", _matches(_ROLE_ARN, "an IAM role ARN (arn:aws:iam::<account>:role/<name>)")
+    #: AWS region of the streams (``region``); default: from the endpoint, else the SDK's region chain.
+    region: str | None = field(default=None, metadata=_jvm("region", "", _text))
+    #: Kinesis endpoint URL (``endpoint``), http or https; default: the region's public endpoint.
+    endpoint: str | None = field(default=None, metadata=_jvm("endpoint", "", _endpoint))
+    #: AWS access key id (``awsAccessKey``); default: the SDK's default credential chain.
+    aws_access_key: str | None = field(default=None, metadata=_jvm("awsAccessKey", "", _text))
+    #: The secret access key of ``aws_access_key`` (``awsSecretKey``); never shown.
+    aws_secret_key: str | None = field(default=None, metadata=_jvm("awsSecretKey", "", _text, secret=True))
+    #: Session token of temporary keys (``awsSessionToken``); never shown.
+    aws_session_token: str | None = field(
+        default=None, metadata=_jvm("awsSessionToken", "", _text, secret=True)
     )
-    role_external_id: str | None = _opt("roleExternalId", _text)
-    role_session_name: str | None = _opt(
-        "roleSessionName", _matches(_SESSION_NAME, "2 to 64 of letters, digits, +=,.@-_")
+    #: An IAM role to assume for every Kinesis call (``roleArn``), ``arn:aws:iam::<account>:role/<name>``.
+    role_arn: str | None = field(
+        default=None,
+        metadata=_jvm(
+            "roleArn", "", _matching(_ROLE_ARN, "an IAM role ARN: arn:aws:iam::<12 digits>:role/<name>")
+        ),
     )
-    sts_endpoint: str | None = _opt("stsEndpoint", _url)
-
-    _required: ClassVar[tuple[str, ...]] = ()
+    #: The external id the role's trust policy requires (``roleExternalId``).
+    role_external_id: str | None = field(default=None, metadata=_jvm("roleExternalId", "", _text))
+    #: The assumed role's session name (``roleSessionName``): 2 to 64 of letters, digits and ``+=,.@-_``.
+    role_session_name: str | None = field(
+        default=None,
+        metadata=_jvm(
+            "roleSessionName",
+            "spark-kinesis",
+            _matching(_ROLE_SESSION_NAME, "2 to 64 of letters, digits and +=,.@-_"),
+        ),
+    )
+    #: STS endpoint URL used to assume ``role_arn`` (``stsEndpoint``); default: the region's.
+    sts_endpoint: str | None = field(default=None, metadata=_jvm("stsEndpoint", "", _endpoint))
 
     def __post_init__(self) -> None:
+        """Checks every field that is set (and every required one) as the JVM will."""
         for f in fields(self):
             value = getattr(self, f.name)
-            if value is None:
-                if f.name in self._required:
-                    raise ValueError(f"{f.name} (option {f.metadata['jvm']}) is required")
-                continue
-            problem = f.metadata["check"](value) if f.metadata["check"] else None
-            if problem:
-                shown = "*****" if f.metadata["secret"] else repr(value)
-                raise ValueError(f"{f.name} (option {f.metadata['jvm']}) is {shown}: {problem}")
+            if value is not None or (f.default is MISSING and f.default_factory is MISSING):
+                try:
+                    _spec(f).to_jvm(value)
+                except _Refused as refused:
+                    raise self._refusal(f.name, str(refused)) from None
+
+    def _refusal(self, name: str, reason: str) -> KinesisOptionError:
+        """The error for the field ``name``: field, JVM option, value (unless secret) and ``reason``."""
+        spec = _spec(self.__dataclass_fields__[name])
+        shown = "*****" if spec.secret else repr(getattr(self, name))
+        return KinesisOptionError(f"{name} (option {spec.key}) is {shown}: {reason}")
+
+    def _set_fields(self) -> Iterator[tuple[str, _Spec, Any]]:
+        for f in fields(self):
+            value = getattr(self, f.name)
+            if value is not None:
+                yield f.name, _spec(f), value
 
     def to_options(self) -> dict[str, str]:
-        """The JVM option keys and string values of the fields that are set."""
-        return {
-            f.metadata["jvm"]: _jvm_value(getattr(self, f.name))
-            for f in fields(self)
-            if getattr(self, f.name) is not None
-        }
+        """The JVM option keys and string values of the fields that are set, for
+        ``.options(**builder.to_options())``.
+
+        :return: JVM option key to value; durations as ``400ms``/``10s``/``5m``/``1h``, booleans as
+            ``true``/``false``, lists joined with commas, ``at_timestamp`` as ``{"at_timestamp": "<UTC>Z"}``
+        """
+        return {spec.key: spec.to_jvm(value) for _, spec, value in self._set_fields()}
 
     @classmethod
     def jvm_keys(cls) -> list[str]:
-        """Every JVM option key this builder can give."""
-        return [f.metadata["jvm"] for f in fields(cls)]
+        """Every JVM option key this builder can give, in field order.
+
+        :return: the keys, spelled as the JVM's option registry spells them
+        """
+        return [_spec(f).key for f in fields(cls)]
 
     @classmethod
     def jvm_defaults(cls) -> dict[str, str]:
-        """Each JVM option key of this builder and the default the JVM applies when the field is None, as the
-        README documents it ("" for none). The tests check it against the JVM's own registry."""
-        return {key: JVM_DEFAULTS.get(key, "") for key in cls.jvm_keys()}
+        """The default the JVM applies to each key of :meth:`jvm_keys` when its field is ``None``, as the
+        README documents it; ``""`` when the option has none (the form of the JVM's
+        ``KinesisOptionsRegistry``).
+
+        :return: JVM option key to its default
+        """
+        return {_spec(f).key: _spec(f).default for f in fields(cls)}
+
+    def __repr__(self) -> str:
+        """The fields that are set; secrets as ``*****``."""
+        shown = (f"{name}={'*****' if spec.secret else repr(v)}" for name, spec, v in self._set_fields())
+        return f"{type(self).__name__}({', '.join(shown)})"
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, repr=False)
 class KinesisSourceOptions(_KinesisOptions):
-    """The options of ``spark.readStream.format("kinesis")``; see the README's option table for each.
+    """The options of ``spark.readStream.format("kinesis")``; the README's option table says what each
+    does. Durations are :class:`datetime.timedelta` in whole milliseconds; sizes are bytes as an ``int`` or
+    a size string such as ``"2gb"`` (binary units).
 
-    ``stream_names`` is required; ``initial_position`` takes an :class:`InitialPosition` or a
-    timezone-aware datetime (``at_timestamp``); durations are :class:`datetime.timedelta`; sizes are bytes
-    as an ``int`` or a size string such as ``"2gb"``.
+    :param stream_names: the streams to read (``streamName``), as a list or a comma-separated string;
+        required
     """
 
-    stream_names: list[str] | str | None = _opt("streamName", _stream_names)
-    initial_position: InitialPosition | dt.datetime | None = _opt("initialPosition", _position)
-    max_records_per_fetch: int | None = _opt("maxRecordsPerFetch", _int(1, 10000))
-    shard_fetch_interval: dt.timedelta | None = _opt("shardFetchInterval", _duration(dt.timedelta(0)))
-    max_shards_per_describe: int | None = _opt("maxShardsPerDescribe", _int(1, 10000))
-    fail_on_data_loss: bool | None = _opt("failOnDataLoss", _flag)
-    max_fetch_rate: float | None = _opt("maxFetchRate", _rate)
-    min_fetch_period: dt.timedelta | None = _opt("minFetchPeriod", _duration(dt.timedelta(milliseconds=200)))
-    max_fetch_duration: dt.timedelta | None = _opt(
-        "maxFetchDuration", _duration(dt.timedelta(milliseconds=1))
+    #: The streams to read (``streamName``): 1 to 128 of letters, digits, ``_.-`` each, no duplicates.
+    stream_names: list[str] | str = field(metadata=_jvm("streamName", "", _stream_names))
+    #: Where a new query starts (``initialPosition``): an :class:`InitialPosition`, or a timezone-aware
+    #: datetime for ``at_timestamp``.
+    initial_position: InitialPosition | dt.datetime | None = field(
+        default=None, metadata=_jvm("initialPosition", "latest", _position)
     )
-    fetch_buffer_size: int | str | None = _opt("fetchBufferSize", _size(1))
-    shards_per_task: int | None = _opt("shardsPerTask", _int(1, 1000))
-    coalesce_threshold_block_size: int | None = _opt("coalesceThresholdBlockSize", _int(1, 2**63 - 1))
-    coalesce_bin_size: int | None = _opt("coalesceBinSize", _int(1, 2**63 - 1))
-    max_records_per_trigger: int | None = _opt("maxRecordsPerTrigger", _int(1, 2**63 - 1))
-    max_bytes_per_trigger: int | str | None = _opt("maxBytesPerTrigger", _size(1))
-    consumer_mode: ConsumerMode | None = _opt("consumerMode", _enum(ConsumerMode))
-    consumer_name: list[str] | str | None = _opt("consumerName", _consumer_names)
-    consumer_name_prefix: str | None = _opt(
-        "consumerNamePrefix", _matches(_PREFIX, "letters, digits, '_', '.' or '-'")
+    #: Records asked for per GetRecords call (``maxRecordsPerFetch``), 1 to 10000.
+    max_records_per_fetch: int | None = field(
+        default=None, metadata=_jvm("maxRecordsPerFetch", "10000", _whole(1, 10000))
     )
-    consumer_refresh_interval: dt.timedelta | None = _opt(
-        "consumerRefreshInterval", _duration(dt.timedelta(seconds=1), dt.timedelta(hours=1))
+    #: How often the shard list is refreshed (``shardFetchInterval``).
+    shard_fetch_interval: dt.timedelta | None = field(
+        default=None, metadata=_jvm("shardFetchInterval", "1s", _duration(dt.timedelta(0)))
     )
-    require_consumer_deregistration: bool | None = _opt("requireConsumerDeregistration", _flag)
+    #: Shards asked for per ListShards call (``maxShardsPerDescribe``), 1 to 10000.
+    max_shards_per_describe: int | None = field(
+        default=None, metadata=_jvm("maxShardsPerDescribe", "100", _whole(1, 10000))
+    )
+    #: Whether records trimmed before they were read fail the query (``failOnDataLoss``).
+    fail_on_data_loss: bool | None = field(default=None, metadata=_jvm("failOnDataLoss", "true", _flag))
+    #: Prefetch rate per shard in MB/s (``maxFetchRate``), above 0 and at most 2.0.
+    max_fetch_rate: float | None = field(default=None, metadata=_jvm("maxFetchRate", "1.0", _rate))
+    #: Least time between two GetRecords calls on a shard (``minFetchPeriod``), at least 200 ms.
+    min_fetch_period: dt.timedelta | None = field(
+        default=None, metadata=_jvm("minFetchPeriod", "400ms", _duration(dt.timedelta(milliseconds=200)))
+    )
+    #: Longest time a prefetch task buffers before handing over (``maxFetchDuration``), at least 1 ms.
+    max_fetch_duration: dt.timedelta | None = field(
+        default=None, metadata=_jvm("maxFetchDuration", "10s", _duration(dt.timedelta(milliseconds=1)))
+    )
+    #: Prefetched, uncommitted data above which prefetching pauses (``fetchBufferSize``).
+    fetch_buffer_size: int | str | None = field(
+        default=None, metadata=_jvm("fetchBufferSize", "20gb", _size(1))
+    )
+    #: Shards one prefetch task reads in parallel (``shardsPerTask``), 1 to 1000.
+    shards_per_task: int | None = field(default=None, metadata=_jvm("shardsPerTask", "5", _whole(1, 1000)))
+    #: Average block size in bytes below which blocks are packed together (``coalesceThresholdBlockSize``).
+    coalesce_threshold_block_size: int | None = field(
+        default=None, metadata=_jvm("coalesceThresholdBlockSize", "10000000", _whole(1))
+    )
+    #: Approximate bytes per partition after packing (``coalesceBinSize``).
+    coalesce_bin_size: int | None = field(
+        default=None, metadata=_jvm("coalesceBinSize", "128000000", _whole(1))
+    )
+    #: At most this many records per micro-batch (``maxRecordsPerTrigger``); default: no limit.
+    max_records_per_trigger: int | None = field(
+        default=None, metadata=_jvm("maxRecordsPerTrigger", "", _whole(1))
+    )
+    #: At most this much record data per micro-batch (``maxBytesPerTrigger``); default: no limit.
+    max_bytes_per_trigger: int | str | None = field(
+        default=None, metadata=_jvm("maxBytesPerTrigger", "", _size(1))
+    )
+    #: Polling or enhanced fan-out (``consumerMode``).
+    consumer_mode: ConsumerMode | None = field(
+        default=None, metadata=_jvm("consumerMode", "polling", _member(ConsumerMode))
+    )
+    #: efo: the consumer's name, one for all streams or one per stream (``consumerName``); default: the
+    #: query's id.
+    consumer_name: list[str] | str | None = field(
+        default=None, metadata=_jvm("consumerName", "", _consumer_names)
+    )
+    #: efo: put before every consumer name (``consumerNamePrefix``): letters, digits and ``_.-``, or empty.
+    consumer_name_prefix: str | None = field(
+        default=None,
+        metadata=_jvm(
+            "consumerNamePrefix",
+            _DEFAULT_CONSUMER_NAME_PREFIX,
+            _matching(_CONSUMER_NAME_PREFIX, "letters, digits, '_', '.' or '-' (or nothing)"),
+        ),
+    )
+    #: efo: how often the consumer's registration is checked (``consumerRefreshInterval``), 1 s to 1 h.
+    consumer_refresh_interval: dt.timedelta | None = field(
+        default=None,
+        metadata=_jvm(
+            "consumerRefreshInterval", "300s", _duration(dt.timedelta(seconds=1), dt.timedelta(hours=1))
+        ),
+    )
+    #: efo: whether the query deregisters its consumers when it stops (``requireConsumerDeregistration``).
+    require_consumer_deregistration: bool | None = field(
+        default=None, metadata=_jvm("requireConsumerDeregistration", "false", _flag)
+    )
 
-    _required: ClassVar[tuple[str, ...]] = ("stream_names",)
+    def __post_init__(self) -> None:
+        """Checks every field, then, with enhanced fan-out, the consumer names against the streams as the
+        JVM does (with polling the JVM ignores them)."""
+        super().__post_init__()
+        if self.consumer_mode is not ConsumerMode.EFO:
+            return
+        streams = _stream_names(self.stream_names).split(",")
+        names = None if self.consumer_name is None else _consumer_names(self.consumer_name).split(",")
+        if names is not None and len(names) not in (1, len(streams)):
+            raise self._refusal(
+                "consumer_name",
+                f"it names {len(names)} consumers for {len(streams)} streams; give one name for all streams, "
+                "or one per stream in the order of stream_names",
+            )
+        given_prefix = self.consumer_name_prefix
+        prefix = _DEFAULT_CONSUMER_NAME_PREFIX if given_prefix is None else given_prefix.strip()
+        longest = len(prefix) + (max(map(len, names)) if names else _QUERY_ID_LENGTH)  # unnamed: query id
+        if longest > _MAX_CONSUMER_NAME_LENGTH:
+            raise self._refusal(
+                "consumer_name" if given_prefix is None else "consumer_name_prefix",
+                f"with the {len(prefix)}-character prefix the longest consumer name is "
+                f"{longest} characters long; Kinesis allows at most {_MAX_CONSUMER_NAME_LENGTH} "
+                f"(without consumer_name the name is the query's id, {_QUERY_ID_LENGTH} characters)",
+            )
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, repr=False)
 class KinesisSinkOptions(_KinesisOptions):
-    """The options of ``df.write`` / ``df.writeStream`` ``.format("kinesis")``; see the README's sink table.
-
-    ``stream_name`` may be left out when the DataFrame has a ``stream`` column.
+    """The options of ``df.write.format("kinesis")`` and ``df.writeStream.format("kinesis")``; the
+    README's sink table says what each does. ``stream_name`` may be left out when the DataFrame has a
+    ``stream`` column.
     """
 
-    stream_name: str | None = _opt("streamName", _one_stream)
-    null_data: NullData | None = _opt("nullData", _enum(NullData))
-    max_in_flight_requests: int | None = _opt("maxInFlightRequests", _int(1, 64))
-    write_retry_timeout: dt.timedelta | None = _opt("writeRetryTimeout", _duration(dt.timedelta(0)))
-    kpl_aggregation: bool | None = _opt("kplAggregation", _flag)
-    kpl_aggregation_max_size: int | str | None = _opt("kplAggregationMaxSize", _size(1024, 1024 * 1024))
+    #: The one stream rows without a ``stream`` column (or with a null one) go to (``streamName``).
+    stream_name: str | None = field(default=None, metadata=_jvm("streamName", "", _one_stream))
+    #: What to do with a row whose data is null (``nullData``).
+    null_data: NullData | None = field(default=None, metadata=_jvm("nullData", "fail", _member(NullData)))
+    #: PutRecords requests one task has under way at once (``maxInFlightRequests``), 1 to 64.
+    max_in_flight_requests: int | None = field(
+        default=None, metadata=_jvm("maxInFlightRequests", "4", _whole(1, 64))
+    )
+    #: How long records Kinesis turns down are tried again before the task fails (``writeRetryTimeout``).
+    write_retry_timeout: dt.timedelta | None = field(
+        default=None, metadata=_jvm("writeRetryTimeout", "2m", _duration(dt.timedelta(0)))
+    )
+    #: Whether rows bound for one shard are packed into KPL aggregated records (``kplAggregation``).
+    kpl_aggregation: bool | None = field(default=None, metadata=_jvm("kplAggregation", "false", _flag))
+    #: The most bytes of one aggregated record (``kplAggregationMaxSize``), 1kb to 1mb.
+    kpl_aggregation_max_size: int | str | None = field(
+        default=None, metadata=_jvm("kplAggregationMaxSize", "50kb", _size(2**10, 2**20))
+    )
