@@ -4,7 +4,7 @@ import java.nio.charset.StandardCharsets.UTF_8
 import java.util.concurrent.{Callable, Executors}
 
 import io.github.sparkkinesis.client._
-import io.github.sparkkinesis.sink.KinesisWriteMetrics
+import io.github.sparkkinesis.testing.SqlUiMetrics
 import org.apache.spark.sql.{DataFrame, SparkSession}
 
 /**
@@ -101,33 +101,13 @@ object WriteBenchmark {
     val started = System.nanoTime()
     rows.write.format("kinesis").options(options).option("streamName", stream).mode("append").save()
     val millis = (System.nanoTime() - started) / 1000000
-    val metrics = lastWriteMetrics(spark)
+    val metrics = SqlUiMetrics.lastWrite(spark.asInstanceOf[org.apache.spark.sql.classic.SparkSession])
     Result(
       name,
       metrics.getOrElse("recordsWritten", -1L),
       metrics.getOrElse("kinesisRecordsWritten", -1L),
       metrics.getOrElse("bytesWritten", -1L),
       millis)
-  }
-
-  /**
-   * The sink's metrics of the last write, as the SQL tab of the Spark UI shows them (by their
-   * descriptions), once Spark's listener has taken in the finished job.
-   */
-  private def lastWriteMetrics(spark: SparkSession): Map[String, Long] = {
-    val byDescription = KinesisWriteMetrics.supported.map(m => m.description() -> m.name()).toMap
-    val store = spark.sharedState.statusStore
-    val deadline = System.nanoTime() + 30L * 1000 * 1000 * 1000
-    var found = Map.empty[String, Long]
-    while (found.size < byDescription.size && System.nanoTime() < deadline) {
-      val execution = store.executionsList().maxBy(_.executionId)
-      val names = execution.metrics.flatMap(m => byDescription.get(m.name).map(m.accumulatorId -> _)).toMap
-      found = store.executionMetrics(execution.executionId).flatMap { case (id, value) =>
-        names.get(id).map(_ -> value.replaceAll("[^0-9]", "").toLong)
-      }
-      if (found.size < byDescription.size) Thread.sleep(50)
-    }
-    found
   }
 
   private def report(kinesis: BenchKinesis, results: Seq[Result], command: String): Unit = {

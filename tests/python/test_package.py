@@ -30,7 +30,7 @@ def test_consumer_manager_lists_registers_and_deregisters_with_typed_results(
     with KinesisConsumerManager(spark, kinesis.options(None)) as manager:
         assert manager.list_consumers(stream) == []
         arn = manager.register_consumer(stream, "spark-kinesis_typed")
-        assert arn.startswith("arn:aws:kinesis:") and arn.endswith(arn.split("/")[-1])
+        assert arn.startswith("arn:aws:kinesis:") and f"/{stream}/consumer/spark-kinesis_typed:" in arn
         (consumer,) = manager.list_consumers(stream)
         assert isinstance(consumer, ConsumerInfo)
         assert (consumer.name, consumer.arn, consumer.status) == ("spark-kinesis_typed", arn, "ACTIVE")

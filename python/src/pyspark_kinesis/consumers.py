@@ -49,24 +49,11 @@ class KinesisConsumerManager:
             arn = manager.register_consumer("orders", "spark-kinesis_orders-to-lake")
     """
 
-    _KEYS = (
-        "region",
-        "endpoint",
-        "awsAccessKey",
-        "awsSecretKey",
-        "awsSessionToken",
-        "roleArn",
-        "roleExternalId",
-        "roleSessionName",
-        "stsEndpoint",
-    )
-
     def __init__(self, spark: SparkSession, options: Mapping[str, str] | Any) -> None:
         given: Mapping[str, str] = options.to_options() if hasattr(options, "to_options") else options
-        where = {k: v for k, v in given.items() if k in self._KEYS}
         self._spark = spark
         manager_class = _jvm.connector(spark, "api.KinesisConsumerManager")
-        self._manager: Any = _jvm.call(lambda: manager_class.create(_jvm.java_map(where)))
+        self._manager: Any = _jvm.call(lambda: manager_class.create(_jvm.java_map(given)))
 
     def list_consumers(self, stream: str) -> list[ConsumerInfo]:
         """The consumers registered with ``stream``.

@@ -5,7 +5,7 @@ import java.util.concurrent.atomic.AtomicInteger
 
 import io.github.sparkkinesis.client.{KinesisApiException, PutRecord, PutResult, SharedKinesisApis}
 import io.github.sparkkinesis.kpl.{AggregatedRecords, UserRecord}
-import io.github.sparkkinesis.testing.DelegatingKinesisApi
+import io.github.sparkkinesis.testing.{DelegatingKinesisApi, SqlUiMetrics}
 import org.apache.spark.sql.{DataFrame, Row, SparkSession}
 import org.apache.spark.sql.execution.streaming.runtime.MemoryStream
 import org.apache.spark.sql.streaming.{StreamingQuery, Trigger}
@@ -60,21 +60,6 @@ class SinkIntegrationSuite extends AnyFunSuite with SourceIntegration {
     collector.rows
   }
 
-  /** The SQL tab's metrics of the last write, by their descriptions, once Spark's listener has them. */
-  private def lastWriteMetrics(): Map[String, Long] = {
-    val store = spark.sharedState.statusStore
-    var metrics = Map.empty[String, Long]
-    eventually("the write's metrics") {
-      val execution = store.executionsList().maxBy(_.executionId)
-      val names = execution.metrics.map(m => m.accumulatorId -> m.name).toMap
-      metrics = store.executionMetrics(execution.executionId).flatMap { case (id, value) =>
-        names.get(id).flatMap(n => value.replaceAll("[^0-9]", "").toLongOption.map(n -> _))
-      }
-      metrics.contains("rows written to Kinesis")
-    }
-    metrics
-  }
-
   private def written(rows: Seq[Row]): Seq[Written] =
     rows.map(r => Written(r.getAs[String]("partitionKey"), new String(r.getAs[Array[Byte]]("data"), UTF_8)))
 
@@ -82,10 +67,10 @@ class SinkIntegrationSuite extends AnyFunSuite with SourceIntegration {
     val stream = newStream(shards = 2)
     val rows = rowsToWrite(1500, "batch")
     frame(rows).write.format("kinesis").options(sinkOptions(Some(stream))).mode("append").save()
-    val ui = lastWriteMetrics()
-    assert(ui.get("rows written to Kinesis").contains(1500L), ui)
-    assert(ui.get("bytes of data written to Kinesis").contains(rows.map(_.data.length.toLong).sum), ui)
-    assert(ui.get("PutRecords requests Kinesis throttled").contains(0L), ui)
+    val ui = SqlUiMetrics.lastWrite(spark.asInstanceOf[org.apache.spark.sql.classic.SparkSession])
+    assert(ui.get("recordsWritten").contains(1500L), ui)
+    assert(ui.get("bytesWritten").contains(rows.map(_.data.length.toLong).sum), ui)
+    assert(ui.get("throttledRequests").contains(0L), ui)
     val back = readBack(stream)
     assert(written(back).sortBy(_.data) == rows.sortBy(_.data))
     // The partition keys spread the rows over both shards.
