@@ -1,153 +1,247 @@
-// Build of the Kinesis connector for Spark Structured Streaming.
+// Build of the Kinesis connector for Spark Structured Streaming: one source tree, one jar per Spark line.
 //
-// Spark is provided at run time. Spark 4.3.0 is compiled against the very jars of the pyspark 4.3.0
-// distribution that the tests run on (Maven Central does not carry Spark 4.3.0 artifacts): dev/lib.sh
-// installs pyspark into .venv, and SPARK_JARS_DIR can point at any other Spark's jars/ folder.
+// The lines are declared once, in project/spark-lines.tsv (Spark, Scala and Java versions, where Spark's jars
+// come from, which shim folders apply). Each line is an sbt project, `spark<line without dots>` (spark43_213,
+// spark35_212, ...), over the same sources in connector-jvm/src plus the line's shim folders
+// (connector-jvm/src/main/scala-<shim>), with its own target folder (connector-jvm/target/<line>/).
 //
-// The assembly is the product: one jar with the AWS SDK and everything it pulls in shaded under
-// io.github.sparkkinesis.shaded, without Spark, Scala or SLF4J. Tests run against that jar, not against
-// the classes directory, so what users load is what the tests exercise.
+// Spark is provided at run time: from Maven Central for the lines published there, and from the jars of the
+// pyspark distribution (installed into .venv by dev/lib.sh) for Spark 4.3, which Maven Central does not carry
+// yet; SPARK_JARS_DIR can point at another Spark 4.3 distribution's jars/ folder.
+//
+// The assembly is the product: one jar per line with the AWS SDK and everything it pulls in shaded under
+// io.github.sparkkinesis.shaded, without Spark, Scala or SLF4J. It is what `publish` publishes (to
+// target/repository by default) with a pom that lists no dependency, and what the tests run on.
+import scala.xml.{Elem, Node => XmlNode}
+import scala.xml.transform.{RewriteRule, RuleTransformer}
+
 import sbtassembly.AssemblyPlugin.autoImport._
 
-val sparkVersion = "4.3.0"
 val awsSdkVersion = "2.52.0" // every SDK module at one version, as its BOM would pin them
 val scalatestVersion = "3.2.19"
 val shadedPrefix = "io.github.sparkkinesis.shaded"
 
+val sparkLines = SparkLines.read(file("project/spark-lines.tsv"))
+val primaryLine = sparkLines.head
+
 ThisBuild / organization := "io.github.sparkkinesis"
-ThisBuild / version := "0.1.0-SNAPSHOT"
-ThisBuild / scalaVersion := "2.13.18"
-ThisBuild / javacOptions ++= Seq("--release", "17")
-ThisBuild / scalacOptions ++= Seq(
-  "-release",
-  "17",
-  "-deprecation",
-  "-feature",
-  "-unchecked",
-  "-Wunused:imports,privates,locals"
-)
+ThisBuild / version := ProjectVersion.read(file("python/src/pyspark_kinesis/_version.py"))
+ThisBuild / scalaVersion := primaryLine.scalaVersion
+ThisBuild / versionScheme := Some("early-semver")
+ThisBuild / licenses := Seq("Apache-2.0" -> url("https://www.apache.org/licenses/LICENSE-2.0.txt"))
+ThisBuild / description := "Amazon Kinesis Data Streams source and sink for Apache Spark Structured Streaming"
 
-/** The jars/ folder of the Spark distribution the connector is built and tested against. */
-lazy val sparkJarsDir = settingKey[File]("The jars/ folder of the Spark distribution to build against")
+/** Where `publish` puts the artifacts: a Maven repository inside target/, for spark-submit --repositories. */
+lazy val localRepository = settingKey[File]("The Maven repository folder that publish writes to")
 
-def findSparkJars(root: File): File =
+/** Spark from Maven Central with everything it depends on: the lines' Spark when Maven Central has it. */
+lazy val SparkDist = config("spark-dist").hide
+
+/** The jars/ folder of the Spark distribution a pyspark-sourced line is built and tested against. */
+lazy val sparkJarsDir = settingKey[Option[File]]("The jars/ folder of the Spark a line is built against")
+
+/** Spark's own jars a line is compiled and tested against (provided at run time, never in the assembly). */
+lazy val sparkJars = taskKey[Seq[File]]("Spark's jars the line is compiled and tested against")
+
+/** The unit tests: every suite outside the integration package (which needs the Kinesis emulator). */
+lazy val unitTest = taskKey[Unit]("Runs the unit tests: every suite outside the integration package")
+
+/** Lists Spark's jars of a line in target/<line>/spark-jars.txt, for a Spark home made of them (dev/lib.sh). */
+lazy val writeSparkJars =
+  taskKey[File]("Writes the line's Spark jars, one path a line, to target/<line>/spark-jars.txt")
+
+/** The line's jar that the tests and the Python end-to-end tests load. */
+lazy val connectorJar = taskKey[File]("The shaded connector jar (the assembly), built if a source changed")
+
+def pysparkJars(root: File): File =
   sys.env.get("SPARK_JARS_DIR").map(file).getOrElse {
     val venvJars = (root / ".venv" / "lib" * "python3*" / "site-packages" / "pyspark" / "jars").get
     venvJars.headOption.getOrElse(root / ".venv" / "pyspark-jars-not-installed")
   }
 
-lazy val connector = (project in file("connector-jvm"))
-  .settings(
-    name := "spark-kinesis",
-    sparkJarsDir := findSparkJars((ThisBuild / baseDirectory).value),
-    Compile / unmanagedJars ++= {
-      val dir = sparkJarsDir.value
-      val jars = (dir * "*.jar").classpath
-      if (!jars.exists(_.data.getName == s"spark-sql_2.13-$sparkVersion.jar"))
-        sys.error(
-          s"Spark $sparkVersion jars not found in $dir. Run dev/test (it installs pyspark $sparkVersion " +
-            "into .venv) or set SPARK_JARS_DIR to the jars/ folder of a Spark 4.3.0 distribution."
-        )
-      jars
-    },
-    libraryDependencies ++= Seq(
-      "software.amazon.awssdk" % "kinesis" % awsSdkVersion,
-      "software.amazon.awssdk" % "sts" % awsSdkVersion,
-      "software.amazon.awssdk" % "apache5-client" % awsSdkVersion,
-      "software.amazon.awssdk" % "netty-nio-client" % awsSdkVersion,
-      "org.scalatest" %% "scalatest" % scalatestVersion % Test,
-      "org.scalatestplus" %% "scalacheck-1-18" % s"$scalatestVersion.0" % Test
-    ),
-    // Spark brings SLF4J; the SDK must log through it rather than carry its own copy.
-    // The connector builds its HTTP clients explicitly (Apache 5 for calls, Netty for HTTP/2 subscriptions),
-    // so the SDK's other default client stays out of the jar.
-    excludeDependencies ++= Seq(
-      ExclusionRule("org.slf4j", "slf4j-api"),
-      ExclusionRule("software.amazon.awssdk", "apache-client")
-    ),
-    Compile / packageDoc / publishArtifact := false,
-    // The plain jar (without dependencies) goes elsewhere, so it never overwrites the assembled one.
-    Compile / packageBin / artifactPath :=
-      crossTarget.value / "plain" / s"spark-kinesis_2.13-${version.value}-plain.jar",
+/** Drops every dependency from the published pom: the jar shades what it needs, and Spark provides the rest. */
+val noDependencies = new RuleTransformer(new RewriteRule {
+  override def transform(node: XmlNode): Seq[XmlNode] = node match {
+    case e: Elem if e.label == "dependencies" => Seq.empty
+    case other => other
+  }
+})
 
-    // ---- assembly: the connector jar users load ----
-    assembly / assemblyJarName := s"spark-kinesis_2.13-${version.value}.jar",
-    assemblyPackageScala / assembleArtifact := false,
-    assembly / assemblyExcludedJars := {
-      val spark = (Compile / unmanagedJars).value.files.toSet
-      (assembly / fullClasspath).value.filter(a => spark.contains(a.data))
-    },
-    assembly / assemblyShadeRules := Seq(
-      "software.amazon.awssdk.**",
-      "software.amazon.eventstream.**",
-      "io.netty.**",
-      "org.reactivestreams.**",
-      "org.apache.hc.**"
-    ).map(p => ShadeRule.rename(p -> s"$shadedPrefix.@0").inAll),
-    assembly / assemblyMergeStrategy := {
-      case PathList("META-INF", "services", _*) => MergeStrategy.filterDistinctLines
-      case PathList("META-INF", xs @ _*) if xs.lastOption.exists(_.endsWith(".kotlin_module")) =>
-        MergeStrategy.discard
-      case PathList("META-INF", "versions", _*) => MergeStrategy.discard
-      case PathList("META-INF", "native-image", _*) => MergeStrategy.discard
-      case PathList("META-INF", "io.netty.versions.properties") => MergeStrategy.discard
-      case PathList("META-INF", "MANIFEST.MF") => MergeStrategy.discard
-      case PathList("META-INF", n) if n.toUpperCase.matches("(LICENSE|NOTICE|DEPENDENCIES)(\\..*)?") =>
-        MergeStrategy.first
-      case "module-info.class" => MergeStrategy.discard
-      case x if x.endsWith("/module-info.class") => MergeStrategy.discard
-      case x => (assembly / assemblyMergeStrategy).value(x)
-    },
+/** The connector for one Spark line: shared sources, the line's shims, its Spark, its jar. */
+def connectorFor(lineId: String): Project = {
+  val line = sparkLines.find(_.id == lineId).getOrElse(sys.error(s"No line $lineId in project/spark-lines.tsv"))
+  val root = file(".").getAbsoluteFile
+  Project(line.projectId, file("connector-jvm"))
+    .configs(SparkDist)
+    .settings(
+      name := line.artifactBase,
+      moduleName := line.artifactBase, // as is: sbt's default would turn "3.5" into "3-5"
+      scalaVersion := line.scalaVersion,
+      target := baseDirectory.value / "target" / line.id,
+      javacOptions ++= Seq("--release", line.javaRelease.toString),
+      scalacOptions ++= Seq("-release", line.javaRelease.toString, "-deprecation", "-feature", "-unchecked") ++
+        (if (line.scalaBinary == "2.12") Seq("-Ywarn-unused:imports,privates,locals", "-Xsource:2.13")
+         else Seq("-Wunused:imports,privates,locals")),
+      Compile / unmanagedSourceDirectories ++=
+        line.shims.map(s => baseDirectory.value / "src" / "main" / s"scala-$s"),
+      Compile / sourceGenerators += Def.task {
+        Seq(BuiltFor.write((Compile / sourceManaged).value, line, sparkLines, version.value))
+      }.taskValue,
 
-    // ---- tests: run on the assembled jar plus Spark's own jars ----
-    // The benchmark programs in bench/ build and run with the tests (dev/bench), on the same classpath.
-    Test / unmanagedSourceDirectories += (ThisBuild / baseDirectory).value / "bench" / "src",
-    Test / fork := true,
-    Test / parallelExecution := false,
-    Test / run / fork := true,
-    Test / testForkedParallel := false,
-    Test / fullClasspath := {
-      val shaded = assembly.value
-      val bundled = (Compile / managedClasspath).value.files.toSet + (Compile / classDirectory).value
-      val rest = (Test / dependencyClasspath).value.filterNot(a => bundled.contains(a.data))
-      (Test / exportedProducts).value ++ Attributed.blankSeq(Seq(shaded)) ++ rest
-    },
-    Test / javaOptions ++= Seq(
-      "-Xmx3g",
-      "-XX:+IgnoreUnrecognizedVMOptions",
-      "--add-opens=java.base/java.lang=ALL-UNNAMED",
-      "--add-opens=java.base/java.lang.invoke=ALL-UNNAMED",
-      "--add-opens=java.base/java.lang.reflect=ALL-UNNAMED",
-      "--add-opens=java.base/java.io=ALL-UNNAMED",
-      "--add-opens=java.base/java.net=ALL-UNNAMED",
-      "--add-opens=java.base/java.nio=ALL-UNNAMED",
-      "--add-opens=java.base/java.util=ALL-UNNAMED",
-      "--add-opens=java.base/java.util.concurrent=ALL-UNNAMED",
-      "--add-opens=java.base/java.util.concurrent.atomic=ALL-UNNAMED",
-      "--add-opens=java.base/sun.nio.ch=ALL-UNNAMED",
-      "--add-opens=java.base/sun.nio.cs=ALL-UNNAMED",
-      "--add-opens=java.base/sun.security.action=ALL-UNNAMED",
-      "--add-opens=java.base/sun.util.calendar=ALL-UNNAMED",
-      "-Djdk.reflect.useDirectMethodHandle=false",
-      "-Dio.netty.tryReflectionSetAccessible=true",
-      "-Dspark.local.ip=127.0.0.1",
-      "-Daws.ec2MetadataDisabled=true"
-    ),
-    Test / javaOptions ++= Seq(
-      s"-Dkinesis.test.root=${(ThisBuild / baseDirectory).value}",
-      s"-Dkinesis.test.connectorJar=${assembly.value}"
-    ),
-    // SPARK_HOME (and the Scala version, which Spark's launcher would otherwise look for in a source tree)
-    // let a local-cluster master start executors in JVMs of their own, from Spark's jars/.
-    Test / envVars ++= Map(
-      "SPARK_LOCAL_IP" -> "127.0.0.1",
-      "AWS_EC2_METADATA_DISABLED" -> "true",
-      "SPARK_HOME" -> sparkJarsDir.value.getParent,
-      "SPARK_SCALA_VERSION" -> "2.13"
-    ),
-    Test / testOptions += Tests.Argument(TestFrameworks.ScalaTest, "-oDF")
-  )
+      // ---- Spark, provided: on the compile and test classpaths, never in the jar or its pom ----
+      sparkJarsDir := (if (line.sparkFromMaven) None else Some(pysparkJars(root))),
+      libraryDependencies ++= (if (!line.sparkFromMaven) Nil
+                               else Seq("org.apache.spark" %% "spark-sql" % line.sparkVersion % SparkDist)),
+      sparkJars := (sparkJarsDir.value match {
+        case None => Classpaths.managedJars(SparkDist, classpathTypes.value, update.value).files
+        case Some(dir) =>
+          val jars = (dir * "*.jar").get
+          val sql = s"spark-sql_${line.scalaBinary}-${line.sparkVersion}.jar"
+          if (!jars.exists(_.getName == sql))
+            sys.error(
+              s"Spark ${line.sparkVersion} jars not found in $dir. Run dev/test (it installs pyspark " +
+                s"${line.sparkVersion} into .venv) or set SPARK_JARS_DIR to the jars/ folder of a Spark " +
+                s"${line.sparkVersion} distribution.")
+          jars
+      }),
+      Compile / unmanagedJars ++= Attributed.blankSeq(sparkJars.value),
+      writeSparkJars := {
+        val out = target.value / "spark-jars.txt"
+        IO.writeLines(out, sparkJars.value.map(_.getAbsolutePath))
+        out
+      },
+
+      // ---- the SDK, shaded into the jar ----
+      // Spark brings SLF4J; the SDK must log through it rather than carry its own copy.
+      // The connector builds its HTTP clients explicitly (Apache 5 for calls, Netty for HTTP/2 subscriptions),
+      // so the SDK's other default client stays out of the jar.
+      libraryDependencies ++= Seq("kinesis", "sts", "apache5-client", "netty-nio-client").map { module =>
+        ("software.amazon.awssdk" % module % awsSdkVersion)
+          .exclude("org.slf4j", "slf4j-api")
+          .exclude("software.amazon.awssdk", "apache-client")
+      },
+      libraryDependencies ++= Seq(
+        "org.scalatest" %% "scalatest" % scalatestVersion % Test,
+        "org.scalatestplus" %% "scalacheck-1-18" % s"$scalatestVersion.0" % Test
+      ),
+
+      // ---- assembly: the connector jar users load ----
+      assembly / assemblyJarName := s"${line.artifactBase}_${line.scalaBinary}-${version.value}.jar",
+      assemblyPackageScala / assembleArtifact := false,
+      assembly / assemblyExcludedJars := {
+        val spark = sparkJars.value.toSet
+        (assembly / fullClasspath).value.filter(a => spark.contains(a.data))
+      },
+      assembly / assemblyShadeRules := Seq(
+        "software.amazon.awssdk.**",
+        "software.amazon.eventstream.**",
+        "io.netty.**",
+        "org.reactivestreams.**",
+        "org.apache.hc.**"
+      ).map(p => ShadeRule.rename(p -> s"$shadedPrefix.@0").inAll),
+      assembly / assemblyMergeStrategy := {
+        case PathList("META-INF", "services", _*) => MergeStrategy.filterDistinctLines
+        case PathList("META-INF", xs @ _*) if xs.lastOption.exists(_.endsWith(".kotlin_module")) =>
+          MergeStrategy.discard
+        case PathList("META-INF", "versions", _*) => MergeStrategy.discard
+        case PathList("META-INF", "native-image", _*) => MergeStrategy.discard
+        case PathList("META-INF", "io.netty.versions.properties") => MergeStrategy.discard
+        case PathList("META-INF", "MANIFEST.MF") => MergeStrategy.discard
+        case PathList("META-INF", n) if n.toUpperCase.matches("(LICENSE|NOTICE|DEPENDENCIES)(\\..*)?") =>
+          MergeStrategy.first
+        case "module-info.class" => MergeStrategy.discard
+        case x if x.endsWith("/module-info.class") => MergeStrategy.discard
+        case x => (assembly / assemblyMergeStrategy).value(x)
+      },
+      connectorJar := assembly.value,
+
+      // ---- publishing: the shaded jar as the main artifact, with sources and scaladoc ----
+      Compile / packageBin / publishArtifact := false,
+      assembly / artifact := (assembly / artifact).value.withClassifier(None),
+      addArtifact(assembly / artifact, assembly),
+      pomPostProcess := (node => noDependencies.transform(node).head),
+      localRepository := root / "target" / "repository",
+      publishTo := Some(MavenCache("spark-kinesis-local", localRepository.value)),
+      publishMavenStyle := true,
+      Compile / doc / scalacOptions ++= Seq("-no-link-warnings"),
+
+      // ---- tests: run on the assembled jar plus Spark's own jars ----
+      // The benchmark programs in bench/ build and run with the tests (dev/bench), on the same classpath.
+      Test / unmanagedSourceDirectories += root / "bench" / "src",
+      Test / unmanagedSourceDirectories ++=
+        line.shims.map(s => baseDirectory.value / "src" / "test" / s"scala-$s"),
+      Test / fork := true,
+      Test / parallelExecution := false,
+      Test / run / fork := true,
+      Test / testForkedParallel := false,
+      Test / fullClasspath := {
+        val shaded = assembly.value
+        // What the assembly holds, and Spark's own jars that it does not (Scala's library among them).
+        val bundled =
+          (Compile / managedClasspath).value.files.toSet -- sparkJars.value + (Compile / classDirectory).value
+        val rest = (Test / dependencyClasspath).value.filterNot(a => bundled.contains(a.data))
+        (Test / exportedProducts).value ++ Attributed.blankSeq(Seq(shaded)) ++ rest
+      },
+      Test / javaOptions ++= Seq(
+        "-Xmx3g",
+        "-XX:+IgnoreUnrecognizedVMOptions",
+        "--add-opens=java.base/java.lang=ALL-UNNAMED",
+        "--add-opens=java.base/java.lang.invoke=ALL-UNNAMED",
+        "--add-opens=java.base/java.lang.reflect=ALL-UNNAMED",
+        "--add-opens=java.base/java.io=ALL-UNNAMED",
+        "--add-opens=java.base/java.net=ALL-UNNAMED",
+        "--add-opens=java.base/java.nio=ALL-UNNAMED",
+        "--add-opens=java.base/java.util=ALL-UNNAMED",
+        "--add-opens=java.base/java.util.concurrent=ALL-UNNAMED",
+        "--add-opens=java.base/java.util.concurrent.atomic=ALL-UNNAMED",
+        "--add-opens=java.base/sun.nio.ch=ALL-UNNAMED",
+        "--add-opens=java.base/sun.nio.cs=ALL-UNNAMED",
+        "--add-opens=java.base/sun.security.action=ALL-UNNAMED",
+        "--add-opens=java.base/sun.util.calendar=ALL-UNNAMED",
+        "-Djdk.reflect.useDirectMethodHandle=false",
+        "-Dio.netty.tryReflectionSetAccessible=true",
+        "-Dspark.local.ip=127.0.0.1",
+        "-Daws.ec2MetadataDisabled=true"
+      ),
+      Test / javaOptions ++= Seq(
+        s"-Dkinesis.test.root=$root",
+        s"-Dkinesis.test.connectorJar=${assembly.value}",
+        s"-Dkinesis.test.javaRelease=${line.javaRelease}"
+      ),
+      // SPARK_HOME (and the Scala version, which Spark's launcher would otherwise look for in a source tree)
+      // let a local-cluster master start executors in JVMs of their own, from Spark's jars/: only the
+      // pyspark-sourced line has a whole Spark distribution for that.
+      Test / envVars ++= Map(
+        "SPARK_LOCAL_IP" -> "127.0.0.1",
+        "AWS_EC2_METADATA_DISABLED" -> "true",
+        "SPARK_SCALA_VERSION" -> line.scalaBinary
+      ) ++ sparkJarsDir.value.map(d => "SPARK_HOME" -> d.getParent),
+      Test / testOptions += Tests.Argument(TestFrameworks.ScalaTest, "-oDF"),
+      unitTest := Def.taskDyn {
+        val suites = (Test / definedTestNames).value.filterNot(_.contains(".integration."))
+        (Test / testOnly).toTask(suites.sorted.mkString(" ", " ", ""))
+      }.value
+    )
+}
+
+lazy val spark43_213 = connectorFor("4.3_2.13")
+lazy val spark35_212 = connectorFor("3.5_2.12")
+lazy val spark35_213 = connectorFor("3.5_2.13")
+lazy val spark40_213 = connectorFor("4.0_2.13")
+lazy val spark41_213 = connectorFor("4.1_2.13")
+lazy val spark42_213 = connectorFor("4.2_2.13")
+
+lazy val lineProjects = Seq(spark43_213, spark35_212, spark35_213, spark40_213, spark41_213, spark42_213)
 
 lazy val root = (project in file("."))
-  .aggregate(connector)
-  .settings(publish / skip := true)
+  .aggregate(lineProjects.map(p => p: ProjectReference): _*)
+  .settings(
+    publish / skip := true,
+    // Every line of the table has its project, and no project is left without a line.
+    Global / onLoad := {
+      val declared = sparkLines.map(_.projectId).toSet
+      val defined = lineProjects.map(_.id).toSet
+      require(declared == defined, s"project/spark-lines.tsv declares $declared, build.sbt defines $defined")
+      (Global / onLoad).value
+    }
+  )

@@ -40,7 +40,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from kinesis_emulator import FAKE_ACCESS_KEY, FAKE_SECRET_KEY, KinesisEmulator, wait_for_stream
 
 ROOT = Path(__file__).resolve().parent.parent
-JAR_GLOB = "connector-jvm/target/scala-2.13/spark-kinesis_2.13-*.jar"
+JAR_GLOB = "connector-jvm/target/4.3_2.13/scala-2.13/spark-kinesis-4.3_2.13-*.jar"  # the primary line's
 
 VOCABULARY = ["kinesis", "spark", "stream", "shard", "record", "batch", "offset", "checkpoint"]
 TRIGGER_SECONDS = 2
@@ -198,7 +198,7 @@ def connector_jar(explicit: Path | None) -> Path:
         if not jar.endswith(("-tests.jar", "-sources.jar", "-javadoc.jar"))
     ]
     if not jars:
-        sys.exit(f"error: the connector jar is not built (no {JAR_GLOB}): run `dev/sbt connector/assembly`")
+        sys.exit(f"error: the connector jar is not built (no {JAR_GLOB}): run `dev/sbt spark43_213/assembly`")
     return Path(jars[-1])
 
 

@@ -26,6 +26,50 @@ ensure_venv() {
   touch "$stamp"
 }
 
+# A Python of version $1 (major.minor): pyenv's, else python<version> on the PATH; else the default python3.
+find_python() {
+  local found
+  for found in "$HOME"/.pyenv/versions/"$1".*/bin/python "$(command -v "python$1" || true)"; do
+    [[ -n $found && -x $found ]] && "$found" --version >/dev/null 2>&1 && { echo "$found"; return; }
+  done
+  log "no Python $1 found (neither pyenv's nor python$1); using python3, $(python3 --version)"
+  command -v python3
+}
+
+# The Python environment of a Spark line other than the primary one, .venv-lines/<line>: the line's Python
+# and pyspark, the test tools, and this package installed from the source tree.
+ensure_line_venv() {
+  local line=$1 spark python venv stamp
+  spark=$(line_field "$line" spark)
+  python=$(line_field "$line" python)
+  venv="$ROOT/.venv-lines/$line"
+  stamp="$venv/.installed-$spark-$python-$(sha256sum "$ROOT/python/requirements-lines.txt" | cut -c1-12)"
+  if [[ -f "$stamp" ]]; then echo "$venv"; return; fi
+  log "creating the Python environment of Spark line $line in .venv-lines/$line (Python $python, pyspark $spark)"
+  rm -rf "$venv"
+  "$(find_python "$python")" -m venv "$venv"
+  "$venv/bin/python" -m pip install --quiet --upgrade pip >&2
+  "$venv/bin/python" -m pip install --quiet "pyspark==$spark" -r "$ROOT/python/requirements-lines.txt" >&2
+  "$venv/bin/python" -m pip install --quiet --no-deps -e "$ROOT/python" >&2
+  touch "$stamp"
+  echo "$venv"
+}
+
+# A Spark home for a line whose PySpark from PyPI runs another Scala (3.5 with Scala 2.13: PyPI's is 2.12):
+# the line's PySpark scripts with the line's Spark jars from Maven Central (listed by sbt's writeSparkJars).
+# Prints nothing when the PySpark's own jars are the line's.
+line_spark_home() {
+  local line=$1 venv=$2 pyspark home
+  pyspark=$("$venv/bin/python" -c 'import os, pyspark; print(os.path.dirname(pyspark.__file__))')
+  if ls "$pyspark"/jars/scala-library-"$(line_field "$line" scala)".jar >/dev/null 2>&1; then return; fi
+  home="$venv/spark-home"
+  rm -rf "$home"
+  mkdir -p "$home/jars"
+  ln -s "$pyspark/bin" "$home/bin"
+  xargs -a "$ROOT/connector-jvm/target/$line/spark-jars.txt" ln -s -t "$home/jars"
+  echo "$home"
+}
+
 # The Kinesis emulator (kinesis-local from npm), pinned by tests/package-lock.json.
 ensure_emulator() {
   if [[ -x "$ROOT/tests/node_modules/.bin/kinesis-local" ]] &&
@@ -37,15 +81,32 @@ ensure_emulator() {
   cp "$ROOT/tests/package-lock.json" "$ROOT/tests/node_modules/.package-lock.json.copy"
 }
 
-# The connector jar; sbt only rebuilds it when a source changed.
+# The Spark lines (project/spark-lines.tsv): `spark_lines` lists their ids, the primary one first;
+# `line_field <line> <column>` gives one of its columns (spark, scala, java, python, jars, shims).
+spark_lines() { awk '!/^#/ && NF { print $1 }' "$ROOT/project/spark-lines.tsv"; }
+primary_line() { spark_lines | head -n 1; }
+line_field() {
+  awk -v line="$1" -v column="$2" '
+    !/^#/ && NF && $1 == line {
+      split("line spark scala java python jars shims", names, " ")
+      for (i in names) if (names[i] == column) { print $i; found = 1 }
+    }
+    END { if (!found) exit 1 }' "$ROOT/project/spark-lines.tsv"
+}
+# The sbt project of a line: 3.5_2.12 is spark35_212.
+line_project() { echo "spark${1//./}"; }
+
+# The connector jar of a line (the primary one by default); sbt only rebuilds it when a source changed.
 connector_jar() {
-  ls "$ROOT"/connector-jvm/target/scala-2.13/spark-kinesis_2.13-*.jar 2>/dev/null |
+  local line=${1:-$(primary_line)}
+  ls "$ROOT"/connector-jvm/target/"$line"/scala-*/spark-kinesis-"$line"-*.jar 2>/dev/null |
     grep -vE -- '-(tests|sources|javadoc)\.jar$' | head -n 1
 }
 
 build_connector_jar() {
+  local line=${1:-$(primary_line)}
   ensure_venv
-  log "building the connector jar"
-  "$ROOT/dev/sbt" warn connector/assembly >&2
-  connector_jar
+  log "building the connector jar for Spark line $line"
+  "$ROOT/dev/sbt" warn "$(line_project "$line")/assembly" >&2
+  connector_jar "$line"
 }

@@ -101,7 +101,7 @@ object WriteBenchmark {
     val started = System.nanoTime()
     rows.write.format("kinesis").options(options).option("streamName", stream).mode("append").save()
     val millis = (System.nanoTime() - started) / 1000000
-    val metrics = SqlUiMetrics.lastWrite(spark.asInstanceOf[org.apache.spark.sql.classic.SparkSession])
+    val metrics = SqlUiMetrics.lastWrite(spark)
     Result(
       name,
       metrics.getOrElse("recordsWritten", -1L),

@@ -15,8 +15,9 @@ import glob
 import os
 import secrets
 import shutil
+import subprocess
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -36,11 +37,29 @@ from kinesis_emulator import (  # noqa: E402
 # instance metadata service for credentials or a region (off EC2 that lookup only stalls).
 os.environ["SPARK_LOCAL_IP"] = os.environ.get("SPARK_LOCAL_IP") or "127.0.0.1"
 os.environ["AWS_EC2_METADATA_DISABLED"] = "true"
+# Python workers run the tests' own Python, whatever `python3` is on the PATH (PySpark refuses a mismatch).
+os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
 
 # Streams of this run are named e2e-<run>-<n>: unique on a shared endpoint, and easy to find if left behind.
 RUN_ID = secrets.token_hex(4)
 
-JAR_GLOB = "connector-jvm/target/scala-2.13/spark-kinesis_2.13-*.jar"
+
+def built_jar(line: str) -> Path | None:
+    """The connector jar the build assembled for a Spark line (such as ``3.5_2.12``), if it did."""
+    jars = [
+        Path(jar)
+        for jar in sorted(
+            glob.glob(str(ROOT / f"connector-jvm/target/{line}/scala-*/spark-kinesis-{line}-*.jar"))
+        )
+        if not jar.endswith(("-tests.jar", "-sources.jar", "-javadoc.jar"))
+    ]
+    return jars[-1] if jars else None
+
+
+def spark_lines() -> list[str]:
+    """The Spark lines of project/spark-lines.tsv, the primary one first."""
+    rows = (ROOT / "project" / "spark-lines.tsv").read_text().splitlines()
+    return [row.split()[0] for row in rows if row.strip() and not row.startswith("#")]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -74,6 +93,11 @@ class Kinesis:
             config=Config(retries={"max_attempts": 5, "mode": "standard"}, read_timeout=30),
             **keys,
         )
+
+    def program_args(self, *args: str) -> list[str]:
+        """The arguments of a test's PySpark program: the endpoint, the region, `args`, then the access key
+        and the secret key ("" for the default chain)."""
+        return [self.endpoint, self.region, *args, self.access_key or "", self.secret_key or ""]
 
     def options(self, stream: str | None, **extra: str) -> dict[str, str]:
         """The source options that read `stream` here; `extra` adds or replaces options."""
@@ -155,25 +179,42 @@ def stream(make_stream: Callable[[int], str]) -> str:
     return make_stream(1)
 
 
+def run_program(
+    tmp_path: Path,
+    name: str,
+    source: str,
+    args: Sequence[str],
+    launcher: Sequence[str] = (sys.executable,),
+    timeout: float = 600,
+) -> subprocess.CompletedProcess[str]:
+    """Runs a PySpark program in a process of its own, as a user would: `source` saved as `tmp_path/name`,
+    started by `launcher` (this Python, or spark-submit and its options) with `args`; output captured."""
+    program = tmp_path / name
+    program.write_text(source)
+    return subprocess.run(
+        [*launcher, str(program), *args], capture_output=True, text=True, timeout=timeout, check=False
+    )
+
+
 def connector_jar() -> Path:
-    """The connector jar: SPARK_KINESIS_JAR, else the one the build assembled."""
+    """The connector jar: SPARK_KINESIS_JAR, else the one the build assembled for the installed PySpark's
+    Spark line."""
+    from pyspark_kinesis.spark import spark_line
+
     explicit = os.environ.get("SPARK_KINESIS_JAR")
     if explicit:
         if not Path(explicit).is_file():
             pytest.fail(f"SPARK_KINESIS_JAR={explicit} is not a file", pytrace=False)
         return Path(explicit)
-    jars = [
-        Path(jar)
-        for jar in sorted(glob.glob(str(ROOT / JAR_GLOB)))
-        if not jar.endswith(("-tests.jar", "-sources.jar", "-javadoc.jar"))
-    ]
-    if not jars:
+    line = spark_line()
+    jar = built_jar(line)
+    if jar is None:
         pytest.fail(
-            f"the connector jar is not built (no {JAR_GLOB}): run `dev/sbt connector/assembly` first, "
-            "or set SPARK_KINESIS_JAR",
+            f"the connector jar of Spark line {line} is not built: run `dev/sbt spark{line.replace('.', '')}"
+            "/assembly` first, or set SPARK_KINESIS_JAR",
             pytrace=False,
         )
-    return jars[-1]
+    return jar
 
 
 @pytest.fixture(scope="session")

@@ -17,10 +17,10 @@ from pyspark_kinesis.consumers import ConsumerInfo, KinesisConsumerManager
 from pyspark_kinesis.errors import KinesisError, KinesisOptionError, KinesisStreamNotFoundError
 from pyspark_kinesis.options import KinesisSourceOptions
 from pyspark_kinesis.spark import (
-    BUILT_FOR_SPARK,
-    bundled_jar,
-    check_pyspark,
+    bundled_lines,
     configure_spark_with_kinesis,
+    connector_jars,
+    spark_line,
 )
 
 
@@ -72,34 +72,60 @@ def test_jvm_errors_become_typed_python_errors_with_the_jvm_message(
     assert bad_option.value.error_id == "KINESIS_OPTION_INVALID" and "'endpoint'" in str(bad_option.value)
 
 
-def test_configure_spark_with_kinesis_adds_the_bundled_jar_after_the_given_ones(
+def _package_jars(directory: Path, *lines: str) -> list[Path]:
+    """Jars named as the wheel names them, for `lines`, and the dependencies they share."""
+    jars = [directory / f"spark-kinesis-{line}-9.9.9-classes.jar" for line in lines]
+    jars.append(directory / "spark-kinesis-9.9.9-dependencies.jar")
+    for jar in jars:
+        jar.write_bytes(b"")
+    return jars
+
+
+def test_configure_spark_with_kinesis_adds_the_installed_lines_jars_after_the_given_ones(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    jar = tmp_path / "spark-kinesis_2.13-9.9.9.jar"
-    jar.write_bytes(b"")
+    line = spark_line()
+    classes, dependencies = _package_jars(tmp_path, "3.4_2.12", line)[1:]
     monkeypatch.setattr("pyspark_kinesis.spark._JARS", tmp_path)
-    monkeypatch.setattr("pyspark_kinesis.spark.bundled_jar", lambda: bundled_jar(tmp_path))
     builder = SparkSession.builder.config("spark.jars", "/opt/other.jar")
     configured = configure_spark_with_kinesis(builder)
     from pyspark_kinesis import _jvm
 
-    assert _jvm.builder_option(configured, "spark.jars") == f"/opt/other.jar,{jar}"
+    assert _jvm.builder_option(configured, "spark.jars") == f"/opt/other.jar,{classes},{dependencies}"
     again = configure_spark_with_kinesis(configured)
-    assert _jvm.builder_option(again, "spark.jars") == f"/opt/other.jar,{jar}", "added once"
+    assert _jvm.builder_option(again, "spark.jars") == f"/opt/other.jar,{classes},{dependencies}", "once"
 
 
-def test_a_package_without_its_jar_or_for_another_spark_refuses_clearly(tmp_path: Path) -> None:
-    with pytest.raises(KinesisError) as no_jar:
-        bundled_jar(tmp_path)
-    assert "carries no connector jar" in str(no_jar.value) and "dev/build" in str(no_jar.value)
-    with pytest.raises(KinesisError) as other_spark:
-        check_pyspark("3.5.1")
-    assert f"built for Spark {BUILT_FOR_SPARK} and PySpark is 3.5.1" in str(other_spark.value)
+def test_the_line_is_the_spark_minor_and_the_scala_of_the_spark_jars(tmp_path: Path) -> None:
+    import pyspark
+
     (tmp_path / "scala-library-2.12.18.jar").write_bytes(b"")
-    with pytest.raises(KinesisError) as other_scala:
-        check_pyspark(f"{BUILT_FOR_SPARK}.0", tmp_path)
-    assert "built for Scala 2.13 and this PySpark runs Scala 2.12" in str(other_scala.value)
-    check_pyspark()  # the installed PySpark is the one the jar is built for
+    assert spark_line("3.5.6", tmp_path) == "3.5_2.12"
+    (tmp_path / "scala-library-2.12.18.jar").unlink()
+    (tmp_path / "scala-library-2.13.8.jar").write_bytes(b"")
+    assert spark_line("3.5.1", tmp_path) == "3.5_2.13"
+    assert spark_line().startswith(".".join(pyspark.__version__.split(".")[:2]) + "_2.1")
+    with pytest.raises(KinesisError) as no_scala:
+        spark_line("4.0.1", tmp_path / "nowhere")
+    assert "Could not tell which Scala Spark 4.0.1 runs" in str(no_scala.value)
+
+
+def test_a_package_without_its_jars_or_without_the_line_refuses_clearly(tmp_path: Path) -> None:
+    with pytest.raises(KinesisError) as no_jar:
+        connector_jars("3.5_2.12", tmp_path)
+    assert "carries no connector jar" in str(no_jar.value) and "dev/build" in str(no_jar.value)
+    _package_jars(tmp_path, "3.5_2.12", "4.0_2.13")
+    assert bundled_lines(tmp_path) == ["3.5_2.12", "4.0_2.13"]
+    with pytest.raises(KinesisError) as other_line:
+        connector_jars("3.4_2.12", tmp_path)
+    assert "This Spark is line 3.4_2.12 (Spark_Scala), and pyspark-kinesis carries the connector for " in str(
+        other_line.value
+    )
+    assert "3.5_2.12, 4.0_2.13 only" in str(other_line.value)
+    assert [j.name for j in connector_jars("4.0_2.13", tmp_path)] == [
+        "spark-kinesis-4.0_2.13-9.9.9-classes.jar",
+        "spark-kinesis-9.9.9-dependencies.jar",
+    ]
 
 
 def _cli(kinesis: Kinesis, *args: str) -> subprocess.CompletedProcess[str]:

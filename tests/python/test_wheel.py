@@ -10,7 +10,8 @@ import textwrap
 from pathlib import Path
 
 import pyspark
-from conftest import ROOT, Kinesis, connector_jar
+import pytest
+from conftest import ROOT, Kinesis, built_jar, connector_jar, run_program, spark_lines
 
 SCRIPT = textwrap.dedent(
     """
@@ -38,14 +39,26 @@ SCRIPT = textwrap.dedent(
 
 
 def _wheel(tmp_path: Path) -> Path:
-    """The wheel as dev/build makes it, built from a copy of python/ so that the checkout stays as it is."""
+    """The wheel as dev/build makes it, with the connector of every line the build assembled (at least the
+    installed PySpark's), built from a copy of python/ so that the checkout stays as it is."""
     source = tmp_path / "python"
     shutil.copytree(
         ROOT / "python", source, ignore=shutil.ignore_patterns("*.egg-info", "__pycache__", "jars")
     )
     jars = source / "src" / "pyspark_kinesis" / "jars"
-    jars.mkdir()
-    shutil.copyfile(connector_jar(), jars / connector_jar().name)
+    built = {line: jar for line in spark_lines() if (jar := built_jar(line)) is not None}
+    version = connector_jar().stem.split("-", 3)[3]
+    subprocess.run(
+        [
+            sys.executable,
+            str(ROOT / "dev" / "wheel_jars.py"),
+            str(jars),
+            version,
+            *(f"{line}={jar}" for line, jar in built.items()),
+        ],
+        check=True,
+        timeout=300,
+    )
     dist = tmp_path / "dist"
     subprocess.run(
         [sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "--wheel-dir", str(dist), str(source)],
@@ -56,6 +69,7 @@ def _wheel(tmp_path: Path) -> Path:
     return wheel
 
 
+@pytest.mark.packages
 def test_a_fresh_environment_with_only_the_wheel_and_pyspark_reads_a_stream(
     kinesis: Kinesis, stream: str, tmp_path: Path
 ) -> None:
@@ -72,23 +86,7 @@ def test_a_fresh_environment_with_only_the_wheel_and_pyspark_reads_a_stream(
         check=True,
         timeout=600,
     )
-    script = tmp_path / "read.py"
-    script.write_text(SCRIPT)
-    ran = subprocess.run(
-        [
-            str(python),
-            str(script),
-            kinesis.endpoint,
-            kinesis.region,
-            stream,
-            kinesis.access_key or "",
-            kinesis.secret_key or "",
-        ],
-        capture_output=True,
-        text=True,
-        timeout=600,
-        check=False,
-    )
+    ran = run_program(tmp_path, "read.py", SCRIPT, kinesis.program_args(stream), launcher=[str(python)])
     assert ran.returncode == 0, ran.stderr[-3000:]
     expected = sorted(f"from-the-wheel-{i}" for i in range(5))
     assert f"READ {expected}" in ran.stdout, ran.stdout[-2000:]

@@ -7,6 +7,7 @@ session (:func:`configure_spark_with_kinesis`), gives typed option builders (:cl
 (:class:`KinesisConsumerManager`, or ``python -m pyspark_kinesis consumers ...``).
 """
 
+from pyspark_kinesis._version import __version__
 from pyspark_kinesis.consumers import ConsumerInfo, KinesisConsumerManager
 from pyspark_kinesis.errors import (
     KinesisAccessDeniedError,
@@ -40,5 +41,3 @@ __all__ = [
     "__version__",
     "configure_spark_with_kinesis",
 ]
-
-__version__ = "0.1.0.dev0"

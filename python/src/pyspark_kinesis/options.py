@@ -23,10 +23,11 @@ import datetime as dt
 import json
 import math
 import re
+import sys
 from collections.abc import Callable, Iterator
 from dataclasses import MISSING, Field, dataclass, field, fields
 from enum import Enum
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeVar
 from urllib.parse import SplitResult, urlsplit
 
 from pyspark_kinesis.errors import KinesisOptionError
@@ -317,7 +318,49 @@ def _spec(f: Field[Any]) -> _Spec:
     return spec
 
 
-@dataclass(frozen=True, kw_only=True, repr=False)
+_Builder = TypeVar("_Builder")
+_REQUIRED: Any = object()  # on Python 3.9, the stand-in default of a field that has none
+
+
+def _is_required(f: Field[Any]) -> bool:
+    return f.default is _REQUIRED or (f.default is MISSING and f.default_factory is MISSING)
+
+
+if TYPE_CHECKING:
+    from typing_extensions import dataclass_transform
+
+    @dataclass_transform(kw_only_default=True, frozen_default=True, field_specifiers=(field,))
+    def _builder(cls: type[_Builder]) -> type[_Builder]: ...
+
+else:
+
+    def _builder(cls):
+        """A frozen dataclass with keyword-only arguments and its own repr, on every Python: 3.10 and newer
+        have ``kw_only``; on 3.9 fields without a default get a stand-in one (so they may follow fields with
+        defaults) and ``__init__`` takes keywords only and requires those fields, as ``kw_only`` would."""
+        if sys.version_info >= (3, 10):
+            return dataclass(frozen=True, kw_only=True, repr=False)(cls)
+        for declared in vars(cls).values():
+            if isinstance(declared, Field) and _is_required(declared):
+                declared.default = _REQUIRED
+        cls = dataclass(frozen=True, repr=False)(cls)
+        init = cls.__init__
+        required = [f.name for f in fields(cls) if f.default is _REQUIRED]
+
+        def __init__(self, **given):
+            missing = [name for name in required if name not in given]
+            if missing:
+                names = ", ".join(missing)
+                raise TypeError(
+                    f"{cls.__name__}.__init__() missing required keyword-only argument(s): {names}"
+                )
+            init(self, **given)
+
+        cls.__init__ = __init__
+        return cls
+
+
+@_builder
 class _KinesisOptions:
     """What reading and writing share: where Kinesis is, as whom the connector calls it, and the behavior
     of every builder."""
@@ -359,7 +402,7 @@ class _KinesisOptions:
         """Checks every field that is set (and every required one) as the JVM will."""
         for f in fields(self):
             value = getattr(self, f.name)
-            if value is not None or (f.default is MISSING and f.default_factory is MISSING):
+            if value is not None or _is_required(f):
                 try:
                     _spec(f).to_jvm(value)
                 except _Refused as refused:
@@ -410,7 +453,7 @@ class _KinesisOptions:
         return f"{type(self).__name__}({', '.join(shown)})"
 
 
-@dataclass(frozen=True, kw_only=True, repr=False)
+@_builder
 class KinesisSourceOptions(_KinesisOptions):
     """The options of ``spark.readStream.format("kinesis")``; the README's option table says what each
     does. Durations are :class:`datetime.timedelta` in whole milliseconds; sizes are bytes as an ``int`` or
@@ -529,7 +572,7 @@ class KinesisSourceOptions(_KinesisOptions):
             )
 
 
-@dataclass(frozen=True, kw_only=True, repr=False)
+@_builder
 class KinesisSinkOptions(_KinesisOptions):
     """The options of ``df.write.format("kinesis")`` and ``df.writeStream.format("kinesis")``; the
     README's sink table says what each does. ``stream_name`` may be left out when the DataFrame has a

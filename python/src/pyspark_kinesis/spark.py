@@ -1,7 +1,15 @@
-"""Putting the connector on a Spark session."""
+"""Putting the connector on a Spark session: the jar of the installed PySpark's Spark line.
+
+The wheel carries the connector for every Spark line it is built for, in two parts per line, so that the
+AWS SDK and its HTTP clients (most of the bytes, and the same for every line) are carried once:
+``spark-kinesis-<line>-<version>-classes.jar`` (the connector's own classes for that Spark and Scala) and
+``spark-kinesis-<version>-dependencies.jar`` (the shaded SDK, Netty and HttpClient, shared by every line).
+Together they hold exactly what the line's Maven artifact ``spark-kinesis-<line>`` holds in one jar.
+"""
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 
@@ -10,70 +18,97 @@ from pyspark.sql import SparkSession
 from pyspark_kinesis import _jvm
 from pyspark_kinesis.errors import KinesisError
 
-__all__ = ["BUILT_FOR_SCALA", "BUILT_FOR_SPARK", "bundled_jar", "configure_spark_with_kinesis"]
-
-#: The Spark version (major.minor) the bundled connector jar is built for.
-BUILT_FOR_SPARK = "4.3"
-
-#: The Scala version (major.minor) the bundled connector jar is built for.
-BUILT_FOR_SCALA = "2.13"
+__all__ = ["bundled_lines", "configure_spark_with_kinesis", "connector_jars", "spark_line"]
 
 _JARS = Path(__file__).parent / "jars"
+_CLASSES = re.compile(r"spark-kinesis-(?P<line>\d+\.\d+_\d+\.\d+)-(?P<version>.+)-classes\.jar")
+_DEPENDENCIES = "spark-kinesis-{version}-dependencies.jar"
 
 
-def bundled_jar(directory: Path = _JARS) -> Path:
-    """The connector jar the package carries.
+def spark_line(spark_version: str | None = None, spark_jars: Path | None = None) -> str:
+    """The Spark line of a Spark: its Spark and Scala versions, as ``<major.minor>_<major.minor>``.
 
-    :raises KinesisError: if there is none, as in a source checkout where the jar is not built yet
-    """
-    jars = sorted(directory.glob("spark-kinesis_*.jar"))
-    if not jars:
-        raise KinesisError(
-            f"The pyspark-kinesis package carries no connector jar (nothing in {directory}): install the "
-            "built wheel, or build it with dev/build, which puts the jar there."
-        )
-    return jars[-1]
-
-
-def configure_spark_with_kinesis(builder: SparkSession.Builder) -> SparkSession.Builder:
-    """Puts the connector jar this package carries on the session the builder makes (``spark.jars``,
-    after any jars given already), so that ``pip install pyspark-kinesis`` is all a PySpark user needs::
-
-        spark = configure_spark_with_kinesis(SparkSession.builder.appName("orders")).getOrCreate()
-
-    :raises KinesisError: if the installed PySpark is not the Spark and Scala version the jar is built for
-        (``BUILT_FOR_SPARK``, ``BUILT_FOR_SCALA``), or if the package carries no jar
-    """
-    check_pyspark()
-    jar = str(bundled_jar())
-    given = _jvm.builder_option(builder, "spark.jars")
-    jars = [j for j in (given or "").split(",") if j.strip()]
-    return builder.config("spark.jars", ",".join([*jars, jar] if jar not in jars else jars))
-
-
-def check_pyspark(spark_version: str | None = None, pyspark_jars: Path | None = None) -> None:
-    """Refuses a PySpark whose Spark or Scala version the bundled jar is not built for.
-
-    :param spark_version: PySpark's version; by default the installed one
-    :param pyspark_jars: PySpark's ``jars`` directory, where its Scala library tells the Scala version
-    :raises KinesisError: naming both versions
+    :param spark_version: Spark's version; by default the installed PySpark's
+    :param spark_jars: Spark's ``jars`` directory, whose Scala library tells the Scala version; by default
+        that of ``SPARK_HOME`` when set (PySpark then runs that Spark), else the PySpark package's
+    :return: for example ``"3.5_2.12"`` for PySpark 3.5.6 from PyPI, ``"4.0_2.13"`` for PySpark 4.0.1
+    :raises KinesisError: if the Scala version cannot be told
     """
     import pyspark
 
     version = spark_version or pyspark.__version__
-    if ".".join(version.split(".")[:2]) != BUILT_FOR_SPARK:
+    if spark_jars is None:
+        home = os.environ.get("SPARK_HOME")
+        spark_jars = Path(home) / "jars" if home else Path(pyspark.__file__).parent / "jars"
+    scala = sorted(
+        {
+            m.group(1)
+            for jar in spark_jars.glob("scala-library-*.jar")
+            if (m := re.match(r"scala-library-(\d+\.\d+)\.", jar.name))
+        }
+    )
+    if len(scala) != 1:
         raise KinesisError(
-            f"This pyspark-kinesis is built for Spark {BUILT_FOR_SPARK} and PySpark is {version}: install "
-            f"pyspark {BUILT_FOR_SPARK}.x, or the pyspark-kinesis built for Spark {version}."
+            f"Could not tell which Scala Spark {version} runs: {spark_jars} holds "
+            f"{'no scala-library jar' if not scala else 'scala-library jars of ' + ', '.join(scala)}. "
+            "Set SPARK_HOME to the Spark installation PySpark runs."
         )
-    jars = pyspark_jars or Path(pyspark.__file__).parent / "jars"
-    scala = [
-        m.group(1)
-        for j in jars.glob("scala-library-*.jar")
-        if (m := re.match(r"scala-library-(\d+\.\d+)", j.name))
-    ]
-    if scala and BUILT_FOR_SCALA not in scala:
+    return f"{'.'.join(version.split('.')[:2])}_{scala[0]}"
+
+
+def bundled_lines(directory: Path | None = None) -> list[str]:
+    """The Spark lines whose connector this package carries, such as ``["3.5_2.12", "4.0_2.13"]``.
+
+    :param directory: where the jars are; by default the package's own ``jars`` folder
+    """
+    jars = (directory or _JARS).glob("*.jar")
+    return sorted({m["line"] for jar in jars if (m := _CLASSES.fullmatch(jar.name))})
+
+
+def connector_jars(line: str | None = None, directory: Path | None = None) -> list[Path]:
+    """The jars that put the connector on a session of a Spark line: the line's classes, then the shaded
+    dependencies every line shares.
+
+    :param line: the Spark line, such as ``"3.5_2.12"``; by default that of the installed PySpark
+    :param directory: where the jars are; by default the package's own ``jars`` folder
+    :raises KinesisError: if the package carries no connector for the line (naming the lines it has), or
+        carries no jars at all, as in a source checkout before ``dev/build``
+    """
+    wanted = line or spark_line()
+    directory = directory or _JARS
+    found = {
+        m["line"]: (jar, m["version"])
+        for jar in directory.glob("*.jar")
+        if (m := _CLASSES.fullmatch(jar.name))
+    }
+    if not found:
         raise KinesisError(
-            f"This pyspark-kinesis is built for Scala {BUILT_FOR_SCALA} and this PySpark runs Scala "
-            f"{', '.join(scala)}: install the pyspark-kinesis built for it."
+            f"The pyspark-kinesis package carries no connector jar (nothing in {directory}): install the "
+            "built wheel, or build it with dev/build, which puts the jars there."
         )
+    if wanted not in found:
+        raise KinesisError(
+            f"This Spark is line {wanted} (Spark_Scala), and pyspark-kinesis carries the connector for "
+            f"{', '.join(sorted(found))} only: install a PySpark of one of those lines, or put the connector "
+            "jar of your Spark on spark.jars yourself."
+        )
+    classes, version = found[wanted]
+    dependencies = directory / _DEPENDENCIES.format(version=version)
+    if not dependencies.is_file():
+        raise KinesisError(f"The pyspark-kinesis package is incomplete: {dependencies} is missing.")
+    return [classes, dependencies]
+
+
+def configure_spark_with_kinesis(builder: SparkSession.Builder) -> SparkSession.Builder:
+    """Puts the connector jars this package carries for the installed PySpark's Spark and Scala versions on
+    the session the builder makes (``spark.jars``, after any jars given already), so that
+    ``pip install pyspark-kinesis`` is all a PySpark user needs, offline::
+
+        spark = configure_spark_with_kinesis(SparkSession.builder.appName("orders")).getOrCreate()
+
+    :raises KinesisError: if the package carries no connector for the installed PySpark's Spark line
+    """
+    given = _jvm.builder_option(builder, "spark.jars")
+    jars = [j for j in (given or "").split(",") if j.strip()]
+    jars += [str(jar) for jar in connector_jars() if str(jar) not in jars]
+    return builder.config("spark.jars", ",".join(jars))

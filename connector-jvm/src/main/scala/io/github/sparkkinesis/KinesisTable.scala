@@ -1,7 +1,10 @@
 package io.github.sparkkinesis
 
-import java.util
+import java.{util => ju}
 
+import scala.jdk.CollectionConverters._
+
+import io.github.sparkkinesis.client.KinesisClientFactory
 import io.github.sparkkinesis.config.{AwsConfig, KinesisOptions, KinesisSinkConfig, KinesisSourceConfig, ParsedOptions}
 import io.github.sparkkinesis.sink.{KinesisWriteBuilder, SinkTotals}
 import io.github.sparkkinesis.source.{KinesisRecordSchema, KinesisScan}
@@ -30,8 +33,8 @@ final class KinesisTable private (options: Map[String, String], defaultRegion: (
 
   override def schema(): StructType = KinesisRecordSchema.schema
 
-  override def capabilities(): util.Set[TableCapability] =
-    util.EnumSet.of(
+  override def capabilities(): ju.Set[TableCapability] =
+    ju.EnumSet.of(
       TableCapability.MICRO_BATCH_READ,
       TableCapability.BATCH_WRITE,
       TableCapability.STREAMING_WRITE,
@@ -45,7 +48,7 @@ final class KinesisTable private (options: Map[String, String], defaultRegion: (
   override def newWriteBuilder(info: LogicalWriteInfo): WriteBuilder =
     new KinesisWriteBuilder(KinesisSinkConfig(options, defaultRegion), info.schema(), totals)
 
-  override def metrics(): util.Map[String, String] = totals.asProgressMetrics
+  override def metrics(): ju.Map[String, String] = totals.asProgressMetrics
 
   private def streamName: PartialFunction[(String, String), String] = {
     case (k, v) if k.equalsIgnoreCase(KinesisOptions.StreamName.key) => v
@@ -53,6 +56,13 @@ final class KinesisTable private (options: Map[String, String], defaultRegion: (
 }
 
 object KinesisTable {
+
+  /** The table for a `format("kinesis")`'s options, for [[KinesisTableProvider]]. */
+  def fromProperties(properties: ju.Map[String, String]): KinesisTable =
+    KinesisTable(properties.asScala.toMap, () => KinesisClientFactory.defaultRegion())
+
+  /** The rows the source produces, for [[KinesisTableProvider]]. */
+  def recordSchema(): StructType = KinesisRecordSchema.schema
 
   /** Checks every option value given (and that a region is known) before the table exists. */
   def apply(options: Map[String, String], defaultRegion: () => Option[String]): KinesisTable = {

@@ -75,7 +75,7 @@ final class KinesisConsumerManager private[api] (aws: AwsConfig, newApi: AwsConf
       catch {
         case e: KinesisApiException.ResourceNotFound =>
           throw new IllegalArgumentException(
-            s"No consumer '$consumerName' is registered with stream '$stream'; listConsumers(\"$stream\") " +
+            s"""No consumer '$consumerName' is registered with stream '$stream'; listConsumers("$stream") """ +
               "shows those that are.",
             e)
       }
@@ -105,7 +105,7 @@ object KinesisConsumerManager {
   private val Name = "[a-zA-Z0-9_.-]{1,128}".r
 
   private def checkName(name: String): Unit =
-    if (name == null || !Name.matches(name))
+    if (name == null || !Name.pattern.matcher(name).matches())
       throw new IllegalArgumentException(s"'$name' is not a consumer name: 1 to 128 letters, digits, '_', '.' or '-'")
 
   def newManager(): Builder = new Builder(Map.empty)

@@ -66,7 +66,7 @@ object InitialPosition {
             dateFormat(DefaultTimestampFormat).toOption
               .flatMap(parseWith(text, _))
               .orElse(parseIso(text))
-              .toRight(s"'$text' matches neither '$DefaultTimestampFormat' nor ISO-8601; add a \"format\" field")
+              .toRight(s"""'$text' matches neither '$DefaultTimestampFormat' nor ISO-8601; add a "format" field""")
         }
         millis.map(AtTimestamp(_))
     }

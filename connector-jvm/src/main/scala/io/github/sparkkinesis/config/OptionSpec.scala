@@ -2,6 +2,8 @@ package io.github.sparkkinesis.config
 
 import java.util.Locale
 
+import scala.util.Try
+
 /**
  * One option the connector accepts.
  *
@@ -46,7 +48,7 @@ object OptionParsers {
     }
 
   private val wholeNumber: String => Either[String, Long] =
-    raw => raw.trim.replace(",", "").replace("_", "").toLongOption.toRight("expected a whole number")
+    raw => Try(raw.trim.replace(",", "").replace("_", "").toLong).toOption.toRight("expected a whole number")
 
   def long(min: Long, max: Long): String => Either[String, Long] =
     bounded(wholeNumber, min, max, (n: Long) => n.toString)
@@ -61,7 +63,7 @@ object OptionParsers {
 
   /** A decimal number `x` with `min < x <= max` when `minExclusive`, else `min <= x <= max`. */
   def decimal(min: Double, max: Double, minExclusive: Boolean): String => Either[String, Double] = raw =>
-    raw.trim.toDoubleOption.filterNot(d => d.isNaN || d.isInfinite) match {
+    Try(raw.trim.toDouble).toOption.filterNot(d => d.isNaN || d.isInfinite) match {
       case None => Left("expected a decimal number")
       case Some(d) if minExclusive && d <= min => Left(s"it must be greater than $min")
       case Some(d) if d < min => Left(s"it must be at least $min")
@@ -74,7 +76,7 @@ object OptionParsers {
 
   val streamNames: String => Either[String, Seq[String]] = raw => {
     val names = raw.split(",", -1).map(_.trim).toSeq
-    names.find(n => !StreamName.matches(n)) match {
+    names.find(n => !StreamName.pattern.matcher(n).matches()) match {
       case Some("") => Left("it has an empty stream name; separate names with single commas")
       case Some(bad) => Left(s"'$bad' is not a stream name (1 to 128 letters, digits, '_', '.' or '-')")
       case None if names.distinct.size != names.size => Left("a stream is named twice")
@@ -87,7 +89,7 @@ object OptionParsers {
   /** Consumer names, comma-separated; each of letters, digits, `_`, `.` and `-`. */
   val consumerNames: String => Either[String, Seq[String]] = raw => {
     val names = raw.split(",", -1).map(_.trim).toSeq
-    names.find(n => n.isEmpty || !ConsumerNameChars.matches(n)) match {
+    names.find(n => n.isEmpty || !ConsumerNameChars.pattern.matcher(n).matches()) match {
       case Some("") => Left("it has an empty consumer name; separate names with single commas")
       case Some(bad) => Left(s"'$bad' is not a consumer name (letters, digits, '_', '.' or '-')")
       case None => Right(names)
@@ -96,19 +98,19 @@ object OptionParsers {
 
   /** A prefix of consumer names: empty, or letters, digits, `_`, `.` and `-`. */
   val consumerNamePrefix: String => Either[String, String] = raw =>
-    if (ConsumerNameChars.matches(raw.trim)) Right(raw.trim)
+    if (ConsumerNameChars.pattern.matcher(raw.trim).matches()) Right(raw.trim)
     else Left("a consumer name prefix has only letters, digits, '_', '.' or '-'")
 
   private val RoleArnPattern = """arn:aws[a-z-]*:iam::\d{12}:role/[\w+=,.@/-]+""".r
 
   val roleArn: String => Either[String, String] = raw =>
-    if (RoleArnPattern.matches(raw.trim)) Right(raw.trim)
+    if (RoleArnPattern.pattern.matcher(raw.trim).matches()) Right(raw.trim)
     else Left("it is not an IAM role ARN (arn:aws:iam::<12-digit account>:role/<name>)")
 
   private val SessionNamePattern = """[\w+=,.@-]{2,64}""".r
 
   val roleSessionName: String => Either[String, String] = raw =>
-    if (SessionNamePattern.matches(raw.trim)) Right(raw.trim)
+    if (SessionNamePattern.pattern.matcher(raw.trim).matches()) Right(raw.trim)
     else Left("a role session name has 2 to 64 of letters, digits and +=,.@-_")
 
   val endpoint: String => Either[String, String] = raw => {

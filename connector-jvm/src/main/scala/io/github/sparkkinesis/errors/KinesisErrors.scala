@@ -20,14 +20,14 @@ object KinesisErrors {
   def missingOption(key: String, example: String): KinesisOptionException =
     new KinesisOptionException(
       "KINESIS_OPTION_MISSING",
-      s"Option '$key' is required. For example: .option(\"$key\", \"$example\")."
+      s"""Option '$key' is required. For example: .option("$key", "$example")."""
     )
 
   /** `shownValue` is the value as the user may see it again: secrets arrive here already redacted. */
   def invalidOption(key: String, shownValue: String, problem: String, example: String): KinesisOptionException =
     new KinesisOptionException(
       "KINESIS_OPTION_INVALID",
-      s"Option '$key' has an invalid value $shownValue: $problem. For example: .option(\"$key\", \"$example\")."
+      s"""Option '$key' has an invalid value $shownValue: $problem. For example: .option("$key", "$example")."""
     )
 
   def noRegion(endpoint: Option[String]): KinesisOptionException =
@@ -165,6 +165,15 @@ object KinesisErrors {
       "KINESIS_PREFETCH_FAILED",
       s"Prefetching for $source failed $attempts times in a row; the last failure: ${rootMessage(cause)}. " +
         "Check the executors' logs for the cause.",
+      cause
+    )
+
+  /** A prefetch failure that trying again cannot mend, such as the connector's classes clashing. */
+  def prefetchBroken(source: String, cause: Throwable): KinesisConnectorException =
+    new KinesisConnectorException(
+      "KINESIS_PREFETCH_FAILED",
+      s"Prefetching for $source failed in a way that trying again cannot mend: ${rootMessage(cause)}. Check " +
+        "that the connector jar is on the classpath once, and is the one built for this Spark.",
       cause
     )
 

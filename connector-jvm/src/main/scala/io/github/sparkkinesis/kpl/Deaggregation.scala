@@ -23,7 +23,7 @@ object Deaggregation {
         case AggregatedRecords.Aggregate(users) =>
           users.iterator.zipWithIndex.map { case (user, index) =>
             record.copy(partitionKey = user.partitionKey, data = user.data, subSequenceNumber = Some(index.toLong))
-          }.toSeq
+          }.toVector
         case AggregatedRecords.Corrupt(reason) =>
           corrupt += 1
           log.warn(

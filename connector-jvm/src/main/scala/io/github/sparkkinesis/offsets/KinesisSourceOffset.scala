@@ -127,7 +127,7 @@ object KinesisSourceOffset {
         case (Some(arn), Some(created)) if arn.isTextual && created.canConvertToLong =>
           Some(stream -> StreamIdentity(arn.asText, created.asLong))
         case (None, None) => None
-        case _ => fail(s"stream '$stream' needs both a string \"arn\" and a number \"created\", or neither")
+        case _ => fail(s"""stream '$stream' needs both a string "arn" and a number "created", or neither""")
       }
       (shardsOf(stream, node.get("shards"), fail), identity)
     }
@@ -139,14 +139,14 @@ object KinesisSourceOffset {
 
   private def position(node: JsonNode, where: String, fail: String => Nothing): ShardPosition = {
     def text(field: String) =
-      Option(node.get(field)).filter(_.isTextual).map(_.asText).getOrElse(fail(s"$where has no string \"$field\""))
+      Option(node.get(field)).filter(_.isTextual).map(_.asText).getOrElse(fail(s"""$where has no string "$field""""))
     text("kind") match {
       case "trim_horizon" => ShardPosition.TrimHorizon
       case "at_timestamp" =>
         Option(node.get("ms"))
           .filter(_.canConvertToLong)
           .map(n => ShardPosition.AtTimestamp(n.asLong))
-          .getOrElse(fail(s"$where has no number \"ms\""))
+          .getOrElse(fail(s"""$where has no number "ms""""))
       case "after" =>
         val seq = text("seq")
         if (seq.isEmpty || !seq.forall(_.isDigit)) fail(s"$where has a sequence number that is not a number: $seq")

@@ -28,23 +28,24 @@ object BatchPartitioning {
     ordered.foreach { s =>
       val sameExecutor = bin.headOption.forall(_.block.get.preferredLocation == s.block.get.preferredLocation)
       if (bin.nonEmpty && (!sameExecutor || binBytes + s.bytes > binSize)) {
-        bins += bin.toSeq
+        bins += bin.toList
         bin.clear()
         binBytes = 0
       }
       bin += s
       binBytes += s.bytes
     }
-    if (bin.nonEmpty) bins += bin.toSeq
-    bins.toSeq
+    if (bin.nonEmpty) bins += bin.toList
+    bins.toList
   }
 
   /** The executors holding a partition's blocks, most bytes first: its preferred locations. */
   def locations(group: Seq[Segment]): Array[String] =
     group
       .flatMap(s => s.block.map(b => b.preferredLocation -> s.bytes))
-      .groupMapReduce(_._1)(_._2)(_ + _)
+      .groupBy(_._1)
       .toSeq
+      .map { case (location, held) => location -> held.map(_._2).sum }
       .sortBy { case (location, bytes) => (-bytes, location) }
       .map(_._1)
       .toArray

@@ -62,7 +62,9 @@ final class Prefetcher(
         try loop()
         catch {
           case _: InterruptedException if stopped => ()
-          case NonFatal(e) if !stopped => catalog.fail(e)
+          // Whatever ends the loop ends the query at its next batch, with the cause: a class that fails to
+          // link (a LinkageError, which NonFatal lets through) must not leave a query waiting for data.
+          case e: Throwable if !stopped => catalog.fail(KinesisErrors.prefetchBroken(description, e))
         }
       })
     }
@@ -83,13 +85,15 @@ final class Prefetcher(
   private def runJob(shards: Seq[ShardFetchSpec]): Unit = {
     val cutoff = arrivedBefore()
     try {
-      val tasks = routed(shards).grouped(config.shardsPerTask).map(PrefetchTaskSpec(_, streamId, cutoff)).toSeq
+      val tasks = routed(shards).grouped(config.shardsPerTask).map(PrefetchTaskSpec(_, streamId, cutoff)).toList
       val outcomes = jobs.run(tasks).map(pauseAfterFailure)
       failedJobs = 0
       remove(catalog.accept(outcomes))
       outcomes.foreach(checkFailure)
     } catch {
       case e: KinesisConnectorException if !stopped && needsFix(e) => catalog.fail(e)
+      // The connector's classes clash (two class loaders, a wrong jar): trying again cannot help.
+      case e: ClassCastException if !stopped => catalog.fail(KinesisErrors.prefetchBroken(description, e))
       case NonFatal(e) if !stopped =>
         // Tasks of a failed job that did finish have stored blocks the catalog never heard of.
         removeStray()

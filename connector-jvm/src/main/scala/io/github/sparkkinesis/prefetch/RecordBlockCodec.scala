@@ -40,7 +40,7 @@ object RecordBlockCodec {
     }
     out.flush()
     if (buffer.size() > 1) chunks += buffer.toByteArray
-    chunks.toSeq
+    chunks.toVector
   }
 
   def decode(chunks: Iterator[Array[Byte]]): Iterator[KinesisRecord] = chunks.flatMap(decodeChunk)

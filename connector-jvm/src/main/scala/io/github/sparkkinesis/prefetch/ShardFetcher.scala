@@ -47,7 +47,7 @@ final class ShardFetcher(
   private var throttledCalls = 0
   private var corruptAggregates = 0
 
-  def records: Seq[KinesisRecord] = fetched.toSeq
+  def records: Seq[KinesisRecord] = fetched.toVector
   def bytes: Long = fetchedBytes
 
   /** Nothing more to read in this task: the shard is closed and read, or the cut-off is reached. */

@@ -4,6 +4,7 @@ import java.util.UUID
 
 import io.github.sparkkinesis.client.SharedKinesisApis
 import io.github.sparkkinesis.config.{AwsConfig, PrefetchConfig}
+import io.github.sparkkinesis.shims.SparkShims
 import io.github.sparkkinesis.util.SystemClock
 import org.apache.spark.{SparkContext, SparkThrowable, TaskContext}
 import org.apache.spark.sparkkinesis.SparkBlocks
@@ -23,7 +24,7 @@ final class SparkPrefetchJobs(sc: SparkContext, config: PrefetchConfig, aws: Aws
     prepareThread()
     sc.setJobDescription(s"Kinesis prefetch for $description: ${tasks.map(_.shards.size).sum} shards")
     val rdd = sc.makeRDD(tasks.map(t => (t, t.preferredLocations)))
-    sc.runJob(rdd, SparkPrefetchJobs.taskBody(config, aws)).toSeq.flatten
+    sc.runJob(rdd, SparkPrefetchJobs.taskBody(config, aws)).toSeq.flatMap(TaskResults.decode)
   }
 
   /**
@@ -43,20 +44,23 @@ final class SparkPrefetchJobs(sc: SparkContext, config: PrefetchConfig, aws: Aws
   override def cancel(): Unit = sc.cancelJobsWithTag(tag)
 
   override def wasCancelled(failure: Throwable): Boolean = failure match {
-    case e: SparkThrowable => e.getCondition == "SPARK_JOB_CANCELLED"
+    case e: SparkThrowable => SparkShims.errorCondition(e).contains("SPARK_JOB_CANCELLED")
     case _ => false
   }
 }
 
 object SparkPrefetchJobs {
 
-  /** What a task runs: a function of the settings alone, so that no driver-side object travels with it. */
+  /**
+   * What a task runs: a function of the settings alone, so that no driver-side object travels with it. It
+   * returns its outcomes as bytes ([[TaskResults]]), whichever class loader defined the classes here.
+   */
   private def taskBody(
       config: PrefetchConfig,
-      aws: AwsConfig): (TaskContext, Iterator[PrefetchTaskSpec]) => Seq[ShardFetchOutcome] =
+      aws: AwsConfig): (TaskContext, Iterator[PrefetchTaskSpec]) => Array[Byte] =
     (context, specs) => {
       val here = Some(SparkBlocks.executorLocation)
-      specs.toSeq.flatMap { spec =>
+      val outcomes = specs.toList.flatMap { spec =>
         PrefetchTask
           .run(
             spec,
@@ -68,5 +72,6 @@ object SparkPrefetchJobs {
             () => context.isInterrupted())
           .map(o => o.copy(cursor = o.cursor.copy(executor = here)))
       }
+      TaskResults.encode(outcomes)
     }
 }

@@ -4,19 +4,28 @@ import java.util.concurrent.ExecutorService
 
 import io.github.sparkkinesis.client.KinesisApi
 import io.github.sparkkinesis.config.KinesisSinkConfig
+import io.github.sparkkinesis.shims.TaskRowsWriter
 import io.github.sparkkinesis.util.{Clock, DaemonThreads}
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.connector.metric.CustomTaskMetric
-import org.apache.spark.sql.connector.write.{DataWriter, WriterCommitMessage}
+import org.apache.spark.sql.connector.write.WriterCommitMessage
 import org.slf4j.LoggerFactory
 
-/** What a writing task reports when it commits: its counts, summed by the driver. */
-final case class KinesisWriterCommit(counts: WriteCounts) extends WriterCommitMessage
+/**
+ * What a writing task reports when it commits: its counts, summed by the driver. The driver reads them as a
+ * JDK `Supplier` of a `long[]`, so that they reach it whichever class loader defined this class on either
+ * side (with "user classpath first" settings, or jars added at run time, there can be two).
+ */
+final case class KinesisWriterCommit(counts: WriteCounts)
+    extends WriterCommitMessage
+    with java.util.function.Supplier[Array[Long]] {
+  override def get(): Array[Long] = counts.toArray
+}
 
 /**
  * Writes one task's rows to Kinesis. Each row is checked before anything of it is sent
  * ([[RecordChecks]]), packed into KPL aggregates when the sink aggregates ([[RecordAggregator]]), and
- * sent by a [[RecordSender]] with at most `maxInFlightRequests` requests under way. `writeAll` and
+ * sent by a [[RecordSender]] with at most `maxInFlightRequests` requests under way. `writeRows` and
  * `commit` return once every record is written, or fail the task. Runs in one task on an executor; not thread-safe.
  *
  * @param task names the task in logs and errors, e.g. "partition 3 of epoch 7"
@@ -27,7 +36,7 @@ final class KinesisDataWriter(
     api: KinesisApi,
     clock: Clock,
     task: String)
-    extends DataWriter[InternalRow] {
+    extends TaskRowsWriter {
   private val log = LoggerFactory.getLogger(getClass)
   private val startedAt = System.nanoTime()
 
@@ -60,10 +69,10 @@ final class KinesisDataWriter(
   }
 
   /**
-   * A task's rows, all sent before this returns: Spark reads the task's metrics right after, before it
+   * A task's rows, all sent before this returns: Spark 4 reads the task's metrics right after, before it
    * commits, so they then count every record the task writes.
    */
-  override def writeAll(rows: java.util.Iterator[InternalRow]): Unit = {
+  override def writeRows(rows: java.util.Iterator[InternalRow]): Unit = {
     while (rows.hasNext) write(rows.next())
     sendAll()
   }

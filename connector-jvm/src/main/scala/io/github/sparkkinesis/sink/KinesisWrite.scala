@@ -69,7 +69,15 @@ final class KinesisWrite(config: KinesisSinkConfig, columns: SinkColumns, totals
   override def abort(epochId: Long, messages: Array[WriterCommitMessage]): Unit = aborted(s"epoch $epochId")
 
   private def committed(what: String, messages: Array[WriterCommitMessage]): Unit = {
-    val counts = messages.collect { case KinesisWriterCommit(c) => c }
+    // Read through JDK types only: see KinesisWriterCommit.
+    val counts = messages.toSeq.flatMap {
+      case m: java.util.function.Supplier[_] =>
+        m.get() match {
+          case a: Array[Long] => WriteCounts.fromArray(a)
+          case _ => None
+        }
+      case _ => None
+    }
     counts.foreach(totals.add)
     log.info(
       s"${config.description} wrote $what: ${counts.map(_.rows).sum} rows in ${counts.map(_.kinesisRecords).sum} " +

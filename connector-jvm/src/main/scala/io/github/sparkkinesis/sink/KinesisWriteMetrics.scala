@@ -53,9 +53,17 @@ final case class WriteCounts(
       Retried -> retried,
       Throttled -> throttled,
       Skipped -> skipped)
+
+  def toArray: Array[Long] = Array(rows, kinesisRecords, bytes, retried, throttled, skipped)
 }
 
 object WriteCounts {
+  def fromArray(a: Array[Long]): Option[WriteCounts] = a match {
+    case Array(rows, records, bytes, retried, throttled, skipped) =>
+      Some(WriteCounts(rows, records, bytes, retried, throttled, skipped))
+    case _ => None
+  }
+
   def of(sent: SendCounters, skipped: Long): WriteCounts =
     WriteCounts(
       sent.rows.get,

@@ -55,7 +55,7 @@ object RecordChecks {
   /** The stream a row goes to: its `stream` column, else the option `streamName`. */
   def stream(column: Option[String], option: Option[String], row: => String): String =
     column.orElse(option) match {
-      case Some(name) if StreamName.matches(name) => name
+      case Some(name) if StreamName.pattern.matcher(name).matches() => name
       case Some(name) =>
         throw badRecord(s"its stream '$name' is not a stream name (1 to 128 letters, digits, '_', '.' or '-')", row)
       case None => throw badRecord("its stream is null and the option streamName is not set", row)

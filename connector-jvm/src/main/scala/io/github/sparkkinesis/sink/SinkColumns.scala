@@ -66,7 +66,7 @@ object SinkColumns {
     )
     if (columns.stream.isEmpty && streamOption.isEmpty)
       throw new KinesisSchemaException(
-        s"Nothing says which stream to write to: set .option(\"${KinesisOptions.StreamName.key}\", " +
+        s"""Nothing says which stream to write to: set .option("${KinesisOptions.StreamName.key}", """ +
           "\"my-stream\"), or give each row its stream in a string column named stream.")
     columns
   }

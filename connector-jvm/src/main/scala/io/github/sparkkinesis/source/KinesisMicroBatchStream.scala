@@ -9,6 +9,7 @@ import io.github.sparkkinesis.errors.KinesisErrors
 import io.github.sparkkinesis.offsets.{KinesisSourceOffset, ShardKey, ShardPosition, StreamIdentity}
 import io.github.sparkkinesis.prefetch._
 import io.github.sparkkinesis.shards.{ShardDiscovery, ShardLineage, StreamIdentities}
+import io.github.sparkkinesis.shims.SparkShims
 import io.github.sparkkinesis.util.{Clock, DaemonThreads, SystemClock}
 import org.apache.hadoop.conf.Configuration
 import org.apache.spark.sql.connector.read.{InputPartition, PartitionReaderFactory}
@@ -120,7 +121,8 @@ final class KinesisMicroBatchStream(
     )
 
   override def getDefaultReadLimit: ReadLimit = {
-    val limits = config.limits.maxRecords.map(ReadLimit.maxRows).toSeq ++ config.limits.maxBytes.map(ReadLimit.maxBytes)
+    val limits =
+      config.limits.maxRecords.map(ReadLimit.maxRows).toSeq ++ config.limits.maxBytes.map(SparkShims.maxBytesLimit)
     limits match {
       case Seq() => ReadLimit.allAvailable()
       case Seq(one) => one
@@ -219,12 +221,11 @@ final class KinesisMicroBatchStream(
 
   private def limitsOf(limit: ReadLimit): TriggerLimits = limit match {
     case rows: ReadMaxRows => TriggerLimits(Some(rows.maxRows()), None)
-    case bytes: ReadMaxBytes => TriggerLimits(None, Some(bytes.maxBytes()))
     case composite: CompositeReadLimit =>
       composite.getReadLimits.map(limitsOf).foldLeft(TriggerLimits(None, None)) { (a, b) =>
         TriggerLimits(a.maxRecords.orElse(b.maxRecords), a.maxBytes.orElse(b.maxBytes))
       }
-    case _ => TriggerLimits(None, None)
+    case other => TriggerLimits(None, SparkShims.maxBytesOf(other))
   }
 
   /** Trigger.AvailableNow: records that arrived before this instant are read, in as many batches as needed. */

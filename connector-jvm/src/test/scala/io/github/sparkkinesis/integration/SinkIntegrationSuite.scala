@@ -6,8 +6,8 @@ import java.util.concurrent.atomic.AtomicInteger
 import io.github.sparkkinesis.client.{KinesisApiException, PutRecord, PutResult, SharedKinesisApis}
 import io.github.sparkkinesis.kpl.{AggregatedRecords, UserRecord}
 import io.github.sparkkinesis.testing.{DelegatingKinesisApi, SqlUiMetrics}
+import io.github.sparkkinesis.testing.MemoryStreams._
 import org.apache.spark.sql.{DataFrame, Row, SparkSession}
-import org.apache.spark.sql.execution.streaming.runtime.MemoryStream
 import org.apache.spark.sql.streaming.{StreamingQuery, Trigger}
 import org.apache.spark.SparkException
 import org.scalatest.funsuite.AnyFunSuite
@@ -67,7 +67,7 @@ class SinkIntegrationSuite extends AnyFunSuite with SourceIntegration {
     val stream = newStream(shards = 2)
     val rows = rowsToWrite(1500, "batch")
     frame(rows).write.format("kinesis").options(sinkOptions(Some(stream))).mode("append").save()
-    val ui = SqlUiMetrics.lastWrite(spark.asInstanceOf[org.apache.spark.sql.classic.SparkSession])
+    val ui = SqlUiMetrics.lastWrite(spark)
     assert(ui.get("recordsWritten").contains(1500L), ui)
     assert(ui.get("bytesWritten").contains(rows.map(_.data.length.toLong).sum), ui)
     assert(ui.get("throttledRequests").contains(0L), ui)

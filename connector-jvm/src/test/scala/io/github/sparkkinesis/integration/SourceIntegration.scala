@@ -3,7 +3,7 @@ package io.github.sparkkinesis.integration
 import java.nio.charset.StandardCharsets.UTF_8
 
 import io.github.sparkkinesis.client.{PutRecord, PutResult}
-import io.github.sparkkinesis.testing.{KinesisEmulator, SparkStreamingSuite}
+import io.github.sparkkinesis.testing.{KinesisEmulator, SparkStatus, SparkStreamingSuite}
 import org.apache.spark.sql.{DataFrame, Row}
 import org.apache.spark.sql.streaming.StreamingQuery
 import org.scalatest.{Suite, Tag}
@@ -57,8 +57,7 @@ trait SourceIntegration extends KinesisEmulator with SparkStreamingSuite { self:
    * an error's stack trace, the SQL UI's data, and the driver's and executors' logs (one file in tests).
    */
   def wherePeopleLook(df: DataFrame, query: StreamingQuery, error: Throwable): Map[String, String] = {
-    val classic = spark.asInstanceOf[org.apache.spark.sql.classic.SparkSession]
-    val uiData = classic.sharedState.statusStore.executionsList().flatMap { e =>
+    val uiData = SparkStatus.store(spark).executionsList().flatMap { e =>
       Seq(e.description, e.details, e.physicalPlanDescription)
     }
     val trace = new java.io.StringWriter()

@@ -144,7 +144,7 @@ class StreamChangesSuite extends AnyFunSuite with Eventually with ScalaCheckProp
   test("property: through splits and merges under a running query, every record arrives once, parents first") {
     forAll(Gen.choose(1, 3), plans, minSuccessful(12)) { (initialShards, plan) =>
       val f = new StreamFixture(InitialPosition.TrimHorizon, maxRecords = 2, limits = TriggerLimits(Some(4), None))
-      val open = mutable.ArrayBuffer.from(f.api.createStream("s", initialShards))
+      val open = mutable.ArrayBuffer(f.api.createStream("s", initialShards): _*)
       val parents = mutable.Map.empty[String, Seq[String]]
       val written = mutable.ArrayBuffer.empty[String]
       val delivered = mutable.ArrayBuffer.empty[(String, String)]
@@ -187,7 +187,7 @@ class StreamChangesSuite extends AnyFunSuite with Eventually with ScalaCheckProp
       val data = delivered.map(_._2)
       assert(data.distinct.size == data.size, "no record twice")
       assert(data.toSet == written.toSet, "every record")
-      val position = delivered.zipWithIndex.groupMap(_._1._1)(_._2)
+      val position = delivered.zipWithIndex.groupBy(_._1._1).map { case (shard, at) => shard -> at.map(_._2) }
       parents.foreach { case (child, ps) =>
         ps.foreach { parent =>
           val (last, first) =

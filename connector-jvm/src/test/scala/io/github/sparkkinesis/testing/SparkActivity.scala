@@ -84,7 +84,7 @@ object SparkActivity {
    * over every batch the session ran, as the SQL tab of the Spark UI shows them per batch.
    */
   def scanMetricTotals(spark: SparkSession): Map[String, Long] = {
-    val store = spark.asInstanceOf[org.apache.spark.sql.classic.SparkSession].sharedState.statusStore
+    val store = SparkStatus.store(spark)
     val perExecution = store.executionsList().flatMap { execution =>
       val values = store.executionMetrics(execution.executionId)
       val graph = store.planGraph(execution.executionId)
@@ -92,6 +92,6 @@ object SparkActivity {
         values.get(metric.accumulatorId).map(v => metric.name -> v.filter(_.isDigit).toLong)
       }
     }
-    perExecution.groupMapReduce(_._1)(_._2)(_ + _)
+    perExecution.groupBy(_._1).map { case (name, values) => name -> values.map(_._2).sum }
   }
 }

@@ -1,7 +1,9 @@
 package io.github.sparkkinesis.testing
 
+import scala.util.Try
+
 import io.github.sparkkinesis.sink.KinesisWriteMetrics
-import org.apache.spark.sql.classic.SparkSession
+import org.apache.spark.sql.SparkSession
 
 /** What the SQL tab of the Spark UI shows for the sink, as the tests and the write benchmark read it. */
 object SqlUiMetrics {
@@ -12,7 +14,7 @@ object SqlUiMetrics {
    */
   def lastWrite(spark: SparkSession, timeoutMs: Long = 30000): Map[String, Long] = {
     val byDescription = KinesisWriteMetrics.supported.map(m => m.description() -> m.name()).toMap
-    val store = spark.sharedState.statusStore
+    val store = SparkStatus.store(spark)
     val deadline = System.nanoTime() + timeoutMs * 1000000
     var found = Map.empty[String, Long]
     while (found.size < byDescription.size) {
@@ -22,7 +24,7 @@ object SqlUiMetrics {
       val execution = store.executionsList().maxBy(_.executionId)
       val names = execution.metrics.flatMap(m => byDescription.get(m.name).map(m.accumulatorId -> _)).toMap
       found = store.executionMetrics(execution.executionId).flatMap { case (id, value) =>
-        names.get(id).flatMap(name => value.replaceAll("[^0-9]", "").toLongOption.map(name -> _))
+        names.get(id).flatMap(name => Try(value.replaceAll("[^0-9]", "").toLong).toOption.map(name -> _))
       }
     }
     found

@@ -1,0 +1,46 @@
+package io.github.sparkkinesis.packaging
+
+import java.io.DataInputStream
+import java.util.zip.ZipFile
+
+import scala.jdk.CollectionConverters._
+
+import org.scalatest.funsuite.AnyFunSuite
+
+/**
+ * The assembled jar of the line under test, as users load it: its classes run on the Java the line's Spark
+ * runs on (11 for Spark 3.5, 17 for Spark 4), and it carries its dependencies shaded and neither Spark nor
+ * Scala.
+ */
+class ConnectorJarSuite extends AnyFunSuite {
+
+  private val jar = new ZipFile(sys.props("kinesis.test.connectorJar"))
+  private val release = sys.props("kinesis.test.javaRelease").toInt
+  private val classes = jar.entries().asScala.map(_.getName).filter(_.endsWith(".class")).toVector
+
+  /** The Java release a class file needs: its major version less 44. */
+  private def releaseOf(name: String): Int = {
+    val in = new DataInputStream(jar.getInputStream(jar.getEntry(name)))
+    try {
+      assert(in.readInt() == 0xcafebabe, s"$name is a class file")
+      in.readUnsignedShort()
+      in.readUnsignedShort() - 44
+    } finally in.close()
+  }
+
+  test(s"the connector is built for Java $release, and nothing in the jar needs a newer one") {
+    val own = classes.filter(n => n.startsWith("io/github/sparkkinesis/") && !n.contains("/shaded/"))
+    assert(own.size > 100, "the connector's classes are in the jar")
+    // javac writes the line's level; scalac 2.12 writes Java 8's, which every Java runs.
+    assert(own.map(releaseOf).max == release)
+    val newer = classes.filter(releaseOf(_) > release)
+    assert(newer.isEmpty, s"classes for a Java newer than $release: ${newer.take(5)}")
+  }
+
+  test("dependencies are shaded; Spark, Scala and SLF4J are left to Spark") {
+    val outside =
+      classes.filterNot(n => n.startsWith("io/github/sparkkinesis/") || n.startsWith("org/apache/spark/sparkkinesis/"))
+    assert(outside.isEmpty, s"classes outside the connector's packages: ${outside.take(5)}")
+    assert(classes.exists(_.startsWith("io/github/sparkkinesis/shaded/software/amazon/awssdk/")))
+  }
+}
