@@ -80,6 +80,7 @@ def connectorFor(lineId: String): Project = {
       target := baseDirectory.value / "target" / line.id,
       javacOptions ++= Seq("--release", line.javaRelease.toString),
       scalacOptions ++= Seq("-release", line.javaRelease.toString, "-deprecation", "-feature", "-unchecked") ++
+        // On 2.12, 2.13's rules where 2.12 can follow them, so that both compilers read the code alike.
         (if (line.scalaBinary == "2.12") Seq("-Ywarn-unused:imports,privates,locals", "-Xsource:2.13")
          else Seq("-Wunused:imports,privates,locals")),
       Compile / unmanagedSourceDirectories ++=

@@ -22,6 +22,9 @@ from pyspark_kinesis.options import (
     NullData,
 )
 
+# The builders behave the same on every Spark line and Python: dev/test runs these on each.
+pytestmark = pytest.mark.line_smoke
+
 README = Path(__file__).resolve().parents[2] / "README.md"
 PDT = dt.timezone(dt.timedelta(hours=-7))
 

@@ -1,0 +1,55 @@
+"""Spark Connect: the connector jar added to a session at run time with ``addArtifacts``, as a Connect client
+does, reads a stream (a local Connect server started by PySpark; the primary line only, where dev/test
+installs PySpark's Connect client)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from conftest import Kinesis, connector_jar, run_program
+from test_end_to_end import put
+
+pytestmark = pytest.mark.connect
+
+SCRIPT = """
+import json, sys, time
+from pyspark.sql import SparkSession
+
+jar, endpoint, region, stream, access_key, secret_key = sys.argv[1:7]
+spark = SparkSession.builder.remote("local[2]").config("spark.ui.enabled", "false").getOrCreate()
+spark.addArtifacts(jar)
+keys = {"awsAccessKey": access_key, "awsSecretKey": secret_key} if access_key else {}
+query = (
+    spark.readStream.format("kinesis")
+    .options(streamName=stream, endpoint=endpoint, region=region, initialPosition="trim_horizon", **keys)
+    .load()
+    .selectExpr("CAST(data AS STRING) AS data")
+    .writeStream.format("memory")
+    .queryName("from_kinesis")
+    .trigger(availableNow=True)
+    .start()
+)
+ended = query.awaitTermination(120)
+error = query.exception()
+rows = sorted(r["data"] for r in spark.table("from_kinesis").collect())
+print("RESULT", json.dumps({"ended": ended, "error": str(error) if error else None, "rows": rows}))
+spark.stop()
+"""
+
+
+def test_a_jar_added_with_add_artifacts_reads_a_stream(kinesis: Kinesis, stream: str, tmp_path: Path) -> None:
+    put(kinesis.client(), stream, [(f"k{i}", f"connect-{i}".encode()) for i in range(12)])
+    ran = run_program(
+        tmp_path,
+        "connect_read.py",
+        SCRIPT,
+        [str(connector_jar()), *kinesis.program_args(stream)],
+        timeout=300,
+    )
+    results = [line for line in ran.stdout.splitlines() if line.startswith("RESULT ")]
+    assert results, ran.stdout[-2000:] + ran.stderr[-4000:]
+    result = json.loads(results[0][len("RESULT ") :])
+    expected = sorted(f"connect-{i}" for i in range(12))
+    assert result == {"ended": True, "error": None, "rows": expected}, ran.stderr[-4000:]
