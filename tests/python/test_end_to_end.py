@@ -18,7 +18,6 @@ from typing import Any, TypeVar
 
 import pytest
 from conftest import Kinesis
-from pyspark.errors import IllegalArgumentException, StreamingQueryException
 from pyspark.sql import DataFrame, Row, SparkSession
 from pyspark.sql.streaming import StreamingQuery
 
@@ -311,27 +310,6 @@ def test_consumer_manager_over_py4j_as_the_readme_shows_it(
         assert all(c["ConsumerStatus"] == "DELETING" for c in remaining), remaining
     finally:
         manager.close()
-
-
-def test_bad_options_fail_early_naming_the_option(
-    spark: SparkSession, kinesis: Kinesis, tmp_path: Path
-) -> None:
-    # A bad value fails at .load().
-    with pytest.raises(IllegalArgumentException) as bad_position:
-        read(spark, kinesis.options("some-stream", initialPosition="yesterday"))
-    message = str(bad_position.value)
-    assert message.startswith("[KINESIS_OPTION_"), message
-    assert "initialPosition" in message
-    assert "yesterday" in message
-
-    # Spark creates the table alike for .load() and a write's .start(), and a write may take its stream
-    # from a column: a read without streamName fails when the query starts, before anything is read.
-    no_stream = read(spark, kinesis.options(None))
-    query = no_stream.writeStream.format("noop").option("checkpointLocation", str(tmp_path)).start()
-    with pytest.raises(StreamingQueryException) as missing:
-        query.awaitTermination(60)
-    message = str(missing.value)
-    assert "[KINESIS_OPTION_MISSING] Option 'streamName' is required" in message, message
 
 
 def test_secrets_appear_nowhere_a_user_looks(

@@ -14,7 +14,12 @@ import pytest
 from conftest import Kinesis, connector_jar
 from pyspark.sql import SparkSession
 from pyspark_kinesis.consumers import ConsumerInfo, KinesisConsumerManager
-from pyspark_kinesis.errors import KinesisError, KinesisOptionError, KinesisStreamNotFoundError
+from pyspark_kinesis.errors import (
+    KinesisConsumerNotFoundError,
+    KinesisError,
+    KinesisOptionError,
+    KinesisStreamNotFoundError,
+)
 from pyspark_kinesis.options import KinesisSourceOptions
 from pyspark_kinesis.spark import (
     bundled_lines,
@@ -64,9 +69,10 @@ def test_jvm_errors_become_typed_python_errors_with_the_jvm_message(
         with pytest.raises(KinesisOptionError) as bad_name:
             manager.register_consumer(stream, "not a name")
         assert "'not a name' is not a consumer name" in str(bad_name.value)
-        with pytest.raises(KinesisOptionError) as unknown:
+        with pytest.raises(KinesisConsumerNotFoundError) as unknown:
             manager.deregister_consumer(stream, "never-registered")
         assert "No consumer 'never-registered'" in str(unknown.value)
+        assert unknown.value.condition == "KINESIS_CONSUMER_NOT_FOUND"
     with pytest.raises(KinesisOptionError) as bad_option:
         KinesisConsumerManager(spark, {**kinesis.options(None), "endpoint": "ftp://x"})
     assert bad_option.value.error_id == "KINESIS_OPTION_INVALID" and "'endpoint'" in str(bad_option.value)

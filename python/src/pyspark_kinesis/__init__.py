@@ -4,17 +4,25 @@ The connector itself is a JVM data source (``spark.readStream.format("kinesis")`
 ``df.write.format("kinesis")``); this package is its Python side: it puts the connector jar it carries on a
 session (:func:`configure_spark_with_kinesis`), gives typed option builders (:class:`KinesisSourceOptions`,
 :class:`KinesisSinkOptions`), and manages enhanced fan-out consumers
-(:class:`KinesisConsumerManager`, or ``python -m pyspark_kinesis consumers ...``).
+(:class:`KinesisConsumerManager`, or ``python -m pyspark_kinesis consumers ...``). Importing it makes PySpark
+raise the connector's errors as :class:`KinesisError` subclasses (see :mod:`pyspark_kinesis.errors`).
 """
 
 from pyspark_kinesis._version import __version__
 from pyspark_kinesis.consumers import ConsumerInfo, KinesisConsumerManager
 from pyspark_kinesis.errors import (
     KinesisAccessDeniedError,
+    KinesisCheckpointError,
+    KinesisConsumerNotFoundError,
     KinesisCredentialsError,
+    KinesisDataLossError,
     KinesisError,
     KinesisOptionError,
     KinesisStreamNotFoundError,
+    KinesisUnavailableError,
+    KinesisWriteError,
+    install_exception_conversion,
+    kinesis_cause,
 )
 from pyspark_kinesis.options import (
     ConsumerMode,
@@ -30,14 +38,22 @@ __all__ = [
     "ConsumerMode",
     "InitialPosition",
     "KinesisAccessDeniedError",
+    "KinesisCheckpointError",
     "KinesisConsumerManager",
+    "KinesisConsumerNotFoundError",
     "KinesisCredentialsError",
+    "KinesisDataLossError",
     "KinesisError",
     "KinesisOptionError",
     "KinesisSinkOptions",
     "KinesisSourceOptions",
     "KinesisStreamNotFoundError",
+    "KinesisUnavailableError",
+    "KinesisWriteError",
     "NullData",
     "__version__",
     "configure_spark_with_kinesis",
+    "kinesis_cause",
 ]
+
+install_exception_conversion()

@@ -11,7 +11,7 @@ from typing import Any, TypeVar
 
 from pyspark.sql import DataFrame, SparkSession
 
-from pyspark_kinesis.errors import KinesisError, from_jvm_message
+from pyspark_kinesis.errors import KinesisError, KinesisOptionError, from_java
 
 T = TypeVar("T")
 
@@ -55,21 +55,35 @@ def java_map(values: Mapping[str, str]) -> dict[str, str]:
 
 
 def call(body: Callable[[], T]) -> T:
-    """Runs a call into the JVM; a JVM exception becomes the matching :class:`KinesisError`.
+    """Runs a call into the JVM; an error of the connector becomes the matching :class:`KinesisError`.
 
-    PySpark turns some JVM exceptions (IllegalArgumentException among them) into its own captured
-    exceptions before they get here, and leaves the others as py4j raised them; both are translated.
+    PySpark converts some JVM exceptions (IllegalArgumentException among them) into its own captured
+    exceptions before they get here, and leaves the others as Py4J raised them; the connector's error is
+    looked for in either's JVM cause chain. Any other JVM error becomes a :class:`KinesisError` with its
+    message.
     """
     from py4j.protocol import Py4JJavaError
     from pyspark.errors.exceptions.captured import CapturedException
 
     try:
         return body()
+    except KinesisError:
+        raise
     except Py4JJavaError as e:
-        java = e.java_exception
-        raise from_jvm_message(str(java.getMessage()), str(java.getClass().getName())) from None
+        raise _translated(e.java_exception) from None
     except CapturedException as e:
         origin = e._origin
         if origin is None:
             raise
-        raise from_jvm_message(str(origin.getMessage()), str(origin.getClass().getName())) from None
+        raise _translated(origin) from None
+
+
+def _translated(java_exception: Any) -> KinesisError:
+    found = from_java(java_exception)
+    if found is not None:
+        return found
+    name = str(java_exception.getClass().getName())
+    message = str(java_exception.getMessage())
+    if name == "java.lang.IllegalArgumentException":
+        return KinesisOptionError(message)
+    return KinesisError(message)

@@ -1,34 +1,77 @@
 """Errors the connector raises, as Python exceptions.
 
-The JVM side words every error with a stable id in brackets (``[KINESIS_ACCESS_DENIED] Kinesis denied ...``);
-the Python side raises the class for that id, with the JVM's message.
+Every error of the JVM side is a Spark error condition (``KINESIS_ACCESS_DENIED``, ...; the README's "When
+things go wrong" lists them). Once this package is imported, PySpark raises a JVM error whose cause chain
+holds one of them as the :class:`KinesisError` subclass for its condition: from ``load()``, ``start()``,
+``save()`` and the consumer manager, with the JVM's one-line message rather than a Py4J stack trace. A
+streaming query that fails stays a PySpark ``StreamingQueryException``; :func:`kinesis_cause` finds the
+connector's error in it.
 """
 
 from __future__ import annotations
 
+from typing import Any
+
 __all__ = [
     "KinesisAccessDeniedError",
+    "KinesisCheckpointError",
+    "KinesisConsumerNotFoundError",
     "KinesisCredentialsError",
+    "KinesisDataLossError",
     "KinesisError",
     "KinesisOptionError",
     "KinesisStreamNotFoundError",
+    "KinesisUnavailableError",
+    "KinesisWriteError",
+    "kinesis_cause",
 ]
 
 
 class KinesisError(Exception):
     """An error of the Kinesis connector.
 
-    :ivar error_id: the JVM's error id, such as ``KINESIS_ACCESS_DENIED``, or ``None`` when the JVM raised
-        an error of its own without one
+    :ivar condition: the JVM's error condition, such as ``KINESIS_ACCESS_DENIED``, or ``None`` for an error
+        the Python side raised itself
+    :ivar sql_state: the condition's SQLSTATE, or ``None``
+    :ivar message_parameters: the values the condition's message was filled in with
+    :ivar java_exception: the JVM exception (a Py4J object), or ``None``
     """
 
-    def __init__(self, message: str, error_id: str | None = None) -> None:
+    def __init__(
+        self,
+        message: str,
+        condition: str | None = None,
+        sql_state: str | None = None,
+        message_parameters: dict[str, str] | None = None,
+        java_exception: Any = None,
+    ) -> None:
         super().__init__(message)
-        self.error_id = error_id
+        self.condition = condition
+        self.sql_state = sql_state
+        self.message_parameters = dict(message_parameters or {})
+        self.java_exception = java_exception
+
+    @property
+    def error_id(self) -> str | None:
+        """The condition, under the name earlier releases used."""
+        return self.condition
+
+    # Named as PySpark's own exceptions name them.
+    def getCondition(self) -> str | None:
+        """The error condition, as PySpark's own exceptions give theirs."""
+        return self.condition
+
+    def getSqlState(self) -> str | None:
+        """The SQLSTATE, as PySpark's own exceptions give theirs."""
+        return self.sql_state
+
+    def getMessageParameters(self) -> dict[str, str]:
+        """The message parameters, as PySpark's own exceptions give theirs."""
+        return dict(self.message_parameters)
 
 
 class KinesisOptionError(KinesisError, ValueError):
-    """An option or argument the connector refuses; the message names it and gives an example."""
+    """An option, argument or DataFrame the connector refuses; the message names it and says what to do."""
 
 
 class KinesisAccessDeniedError(KinesisError, PermissionError):
@@ -43,26 +86,134 @@ class KinesisStreamNotFoundError(KinesisError, LookupError):
     """The stream does not exist at the endpoint and region the options name."""
 
 
-_BY_ID: dict[str, type[KinesisError]] = {
-    "KINESIS_OPTION_MISSING": KinesisOptionError,
-    "KINESIS_OPTION_INVALID": KinesisOptionError,
-    "KINESIS_REGION_UNKNOWN": KinesisOptionError,
+class KinesisConsumerNotFoundError(KinesisError, LookupError):
+    """No enhanced fan-out consumer of that name is registered with the stream."""
+
+
+class KinesisUnavailableError(KinesisError, ConnectionError):
+    """Kinesis could not be reached, or its calls kept failing, for longer than the query waits."""
+
+
+class KinesisDataLossError(KinesisError):
+    """Records the query had not read are no longer in Kinesis (see the option ``failOnDataLoss``)."""
+
+
+class KinesisCheckpointError(KinesisError):
+    """The query's checkpoint cannot go on with this stream: unreadable, or for a stream since recreated."""
+
+
+class KinesisWriteError(KinesisError):
+    """A write failed: a row that cannot be a Kinesis record, or records Kinesis did not take in time."""
+
+
+_BY_CONDITION: dict[str, type[KinesisError]] = {
     "KINESIS_ACCESS_DENIED": KinesisAccessDeniedError,
+    "KINESIS_BAD_RECORD": KinesisWriteError,
+    "KINESIS_CALL_FAILED": KinesisUnavailableError,
+    "KINESIS_CONSUMER_NAME_INVALID": KinesisOptionError,
+    "KINESIS_CONSUMER_NOT_ACTIVE": KinesisError,
+    "KINESIS_CONSUMER_NOT_FOUND": KinesisConsumerNotFoundError,
     "KINESIS_CREDENTIALS_UNAVAILABLE": KinesisCredentialsError,
+    "KINESIS_DATA_LOSS": KinesisDataLossError,
+    "KINESIS_ENDPOINT_UNREACHABLE": KinesisUnavailableError,
+    "KINESIS_OFFSET_INVALID": KinesisCheckpointError,
+    "KINESIS_OPTIONS_INCOMPLETE": KinesisOptionError,
+    "KINESIS_OPTION_INVALID": KinesisOptionError,
+    "KINESIS_OPTION_MISSING": KinesisOptionError,
+    "KINESIS_OPTION_UNKNOWN": KinesisOptionError,
+    "KINESIS_PREFETCH_BROKEN": KinesisError,
+    "KINESIS_PREFETCH_FAILED": KinesisUnavailableError,
+    "KINESIS_RANGE_INCOMPLETE": KinesisDataLossError,
+    "KINESIS_REGION_UNKNOWN": KinesisOptionError,
+    "KINESIS_REQUEST_REJECTED": KinesisError,
+    "KINESIS_SAVE_MODE_UNSUPPORTED": KinesisOptionError,
+    "KINESIS_SCHEMA_FIXED": KinesisOptionError,
+    "KINESIS_SINK_COLUMNS": KinesisOptionError,
+    "KINESIS_SINK_STREAM_UNSET": KinesisOptionError,
     "KINESIS_STREAM_NOT_FOUND": KinesisStreamNotFoundError,
+    "KINESIS_STREAM_RECREATED": KinesisCheckpointError,
+    "KINESIS_V1_SOURCE_UNSUPPORTED": KinesisError,
+    "KINESIS_WRITE_FAILED": KinesisWriteError,
+    "KINESIS_WRONG_SPARK_LINE": KinesisError,
 }
 
+_KINESIS_THROWABLE = "io.github.sparkkinesis.errors.KinesisThrowable"
 
-def from_jvm_message(message: str, java_class: str) -> KinesisError:
-    """The Python exception for a JVM exception's message and class name.
 
-    :param message: the JVM exception's message, which starts with ``[ERROR_ID]`` for the connector's own
-    :param java_class: the JVM exception's class name; ``java.lang.IllegalArgumentException`` without an
-        id is a refused argument
+def error_class(condition: str) -> type[KinesisError]:
+    """The Python class of a JVM error condition, or of a sub-condition (``KINESIS_STREAM_NOT_FOUND.WRITE``)
+    by its condition; :class:`KinesisError` for one it does not know."""
+    return _BY_CONDITION.get(condition.split(".")[0], KinesisError)
+
+
+def from_java(java_exception: Any) -> KinesisError | None:
+    """The connector's error in a JVM exception's cause chain, as its Python class; ``None`` if there is none.
+
+    :param java_exception: a Py4J ``java.lang.Throwable``
     """
-    if message.startswith("[KINESIS_") and "]" in message:
-        error_id = message[1 : message.index("]")]
-        return _BY_ID.get(error_id, KinesisError)(message, error_id)
-    if java_class == "java.lang.IllegalArgumentException":
-        return KinesisOptionError(message)
-    return KinesisError(message)
+    from py4j.java_gateway import is_instance_of
+    from pyspark import SparkContext
+
+    gateway = SparkContext._gateway
+    if gateway is None:
+        return None
+    seen = 0
+    current = java_exception
+    while current is not None and seen < 20:
+        if is_instance_of(gateway, current, _KINESIS_THROWABLE):
+            condition = str(current.getCondition())
+            parameters = {str(k): str(v) for k, v in dict(current.getMessageParameters()).items()}
+            return error_class(condition)(
+                str(current.getMessage()),
+                condition=condition,
+                sql_state=str(current.getSqlState()),
+                message_parameters=parameters,
+                java_exception=current,
+            )
+        cause = current.getCause()
+        current = None if cause is None or cause.equals(current) else cause
+        seen += 1
+    return None
+
+
+def kinesis_cause(error: BaseException) -> KinesisError | None:
+    """The connector's error behind an exception PySpark raised, such as a failed query's
+    ``StreamingQueryException``; the error itself if it is one; ``None`` if the connector did not cause it."""
+    if isinstance(error, KinesisError):
+        return error
+    origin = getattr(error, "_origin", None)
+    if origin is None:
+        return None
+    return from_java(origin)
+
+
+_installed = False
+
+
+def install_exception_conversion() -> None:
+    """Makes PySpark raise the connector's JVM errors as :class:`KinesisError` subclasses, as Delta Lake's
+    Python package does for its own: wraps PySpark's conversion of JVM exceptions, which every Py4J call of
+    a classic session goes through. A failed streaming query's ``StreamingQueryException`` is left as
+    PySpark makes it. Idempotent; does nothing without PySpark."""
+    global _installed
+    if _installed:
+        return
+    try:
+        from pyspark.errors.exceptions import captured
+    except ImportError:
+        return
+    original = captured.convert_exception
+
+    def convert_exception(e: Any) -> Any:
+        from py4j.java_gateway import is_instance_of
+        from pyspark import SparkContext
+
+        gateway = SparkContext._gateway
+        streaming = gateway is not None and is_instance_of(
+            gateway, e, "org.apache.spark.sql.streaming.StreamingQueryException"
+        )
+        kinesis = None if streaming else from_java(e)
+        return kinesis if kinesis is not None else original(e)
+
+    captured.convert_exception = convert_exception
+    _installed = True

@@ -6,6 +6,7 @@ import scala.jdk.CollectionConverters._
 
 import io.github.sparkkinesis.client.KinesisClientFactory
 import io.github.sparkkinesis.config.{AwsConfig, KinesisOptions, KinesisSinkConfig, KinesisSourceConfig, ParsedOptions}
+import io.github.sparkkinesis.errors.KinesisErrors
 import io.github.sparkkinesis.sink.{KinesisWriteBuilder, SinkTotals}
 import io.github.sparkkinesis.source.{KinesisRecordSchema, KinesisScan}
 import org.apache.spark.sql.connector.catalog.{SupportsRead, SupportsWrite, TableCapability}
@@ -20,9 +21,16 @@ import org.apache.spark.sql.util.CaseInsensitiveStringMap
  * and streaming queries. The options are those of the `.load()`, `.save()` or `.start()`: each value given
  * is checked when the table is created, the source's or the sink's whole configuration when a read or a
  * write is planned. A write takes any DataFrame; its columns are checked against the sink's when it is
- * planned. As a streaming query's sink it reports what was written (see [[SinkTotals]]). Driver side.
+ * planned. As a streaming query's sink it reports what was written (see [[SinkTotals]]).
+ *
+ * Only the table of [[sink.KinesisBatchWrites]] takes batch writes: the table `format("kinesis")` gives
+ * Spark does not declare them, so that Spark hands a batch write in any save mode to the provider's
+ * DataSource V1 `createRelation`, which decides on the mode. Driver side.
  */
-final class KinesisTable private (options: Map[String, String], defaultRegion: () => Option[String])
+final class KinesisTable private (
+    options: Map[String, String],
+    defaultRegion: () => Option[String],
+    batchWrites: Boolean)
     extends SupportsRead
     with SupportsWrite
     with ReportsSinkMetrics {
@@ -33,12 +41,15 @@ final class KinesisTable private (options: Map[String, String], defaultRegion: (
 
   override def schema(): StructType = KinesisRecordSchema.schema
 
-  override def capabilities(): ju.Set[TableCapability] =
-    ju.EnumSet.of(
-      TableCapability.MICRO_BATCH_READ,
-      TableCapability.BATCH_WRITE,
-      TableCapability.STREAMING_WRITE,
-      TableCapability.ACCEPT_ANY_SCHEMA)
+  override def capabilities(): ju.Set[TableCapability] = {
+    val capabilities =
+      ju.EnumSet.of(
+        TableCapability.MICRO_BATCH_READ,
+        TableCapability.STREAMING_WRITE,
+        TableCapability.ACCEPT_ANY_SCHEMA)
+    if (batchWrites) capabilities.add(TableCapability.BATCH_WRITE)
+    capabilities
+  }
 
   override def newScanBuilder(ignored: CaseInsensitiveStringMap): ScanBuilder = {
     val config = KinesisSourceConfig(options, defaultRegion)
@@ -61,14 +72,36 @@ object KinesisTable {
   def fromProperties(properties: ju.Map[String, String]): KinesisTable =
     KinesisTable(properties.asScala.toMap, () => KinesisClientFactory.defaultRegion())
 
+  /** The table [[sink.KinesisBatchWrites]] writes batches to. */
+  def forBatchWrites(properties: ju.Map[String, String]): KinesisTable =
+    KinesisTable(properties.asScala.toMap, () => KinesisClientFactory.defaultRegion(), batchWrites = true)
+
   /** The rows the source produces, for [[KinesisTableProvider]]. */
   def recordSchema(): StructType = KinesisRecordSchema.schema
 
+  /**
+   * For `readStream...load()` alone (the DataSource V1 `sourceSchema`): checks the source's whole
+   * configuration, so that a read without `streamName` fails there rather than when the query starts, and
+   * refuses a schema given with `.schema(...)`.
+   */
+  def sourceSchema(userSchema: Option[StructType], parameters: Map[String, String]): (String, StructType) = {
+    userSchema.filter(_ != KinesisRecordSchema.schema).foreach { _ =>
+      throw KinesisErrors.schemaFixed(KinesisRecordSchema.schema.fields.map(_.name).mkString(", "))
+    }
+    val config = KinesisSourceConfig(parameters, () => KinesisClientFactory.defaultRegion())
+    (s"KinesisV2[${config.streams.mkString(",")}]", KinesisRecordSchema.schema)
+  }
+
+  def v1SourceUnsupported(): RuntimeException = KinesisErrors.v1SourceUnsupported()
+
   /** Checks every option value given (and that a region is known) before the table exists. */
-  def apply(options: Map[String, String], defaultRegion: () => Option[String]): KinesisTable = {
+  def apply(
+      options: Map[String, String],
+      defaultRegion: () => Option[String],
+      batchWrites: Boolean = false): KinesisTable = {
     val parsed = new ParsedOptions(options)
     parsed.checkGiven()
     AwsConfig.fromOptions(parsed, defaultRegion)
-    new KinesisTable(options, defaultRegion)
+    new KinesisTable(options, defaultRegion, batchWrites)
   }
 }

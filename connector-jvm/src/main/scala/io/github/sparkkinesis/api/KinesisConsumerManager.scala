@@ -7,6 +7,7 @@ import scala.jdk.CollectionConverters._
 import io.github.sparkkinesis.client.{ApiFailures, ConsumerInfo, KinesisApi, KinesisApiException, KinesisClientFactory}
 import io.github.sparkkinesis.config.{AwsConfig, ParsedOptions}
 import io.github.sparkkinesis.consumers.ConsumerRegistration
+import io.github.sparkkinesis.errors.KinesisErrors
 import io.github.sparkkinesis.util.{Clock, SystemClock}
 import org.apache.spark.sql.{DataFrame, Row, SparkSession}
 import org.apache.spark.sql.types.{StringType, StructField, StructType, TimestampType}
@@ -74,10 +75,7 @@ final class KinesisConsumerManager private[api] (aws: AwsConfig, newApi: AwsConf
       try api.deregisterConsumer(arn, consumerName)
       catch {
         case e: KinesisApiException.ResourceNotFound =>
-          throw new IllegalArgumentException(
-            s"""No consumer '$consumerName' is registered with stream '$stream'; listConsumers("$stream") """ +
-              "shows those that are.",
-            e)
+          throw KinesisErrors.consumerNotFound(stream, consumerName, e)
       }
     }
   }
@@ -89,7 +87,8 @@ final class KinesisConsumerManager private[api] (aws: AwsConfig, newApi: AwsConf
 
   private def streamArn(stream: String): String = call("DescribeStreamSummary", stream)(api.describeStream(stream).arn)
 
-  private def call[T](action: String, stream: String)(body: => T): T = ApiFailures.userFacing(action, stream, api)(body)
+  private def call[T](action: String, stream: String)(body: => T): T =
+    ApiFailures.userFacing(action, stream, api, "manage the consumers of")(body)
 }
 
 object KinesisConsumerManager {
@@ -106,7 +105,7 @@ object KinesisConsumerManager {
 
   private def checkName(name: String): Unit =
     if (name == null || !Name.pattern.matcher(name).matches())
-      throw new IllegalArgumentException(s"'$name' is not a consumer name: 1 to 128 letters, digits, '_', '.' or '-'")
+      throw KinesisErrors.consumerNameInvalid(name)
 
   def newManager(): Builder = new Builder(Map.empty)
 

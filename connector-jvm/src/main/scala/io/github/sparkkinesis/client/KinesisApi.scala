@@ -210,6 +210,12 @@ object KinesisApiException {
   /** The endpoint could not be reached at all. */
   final class Unreachable(message: String, cause: Throwable) extends KinesisApiException(message, cause)
 
-  /** Any other failure of a call, after the SDK's own retries. */
+  /**
+   * Kinesis refused the request itself (HTTP 4xx): a value it does not accept, a KMS key that is disabled,
+   * missing or denied. Sending it again cannot succeed.
+   */
+  final class Rejected(message: String, cause: Throwable) extends KinesisApiException(message, cause)
+
+  /** Any other failure of a call (a 5xx, a timeout, a dropped connection), after the SDK's own retries. */
   final class Failed(message: String, cause: Throwable) extends KinesisApiException(message, cause)
 }

@@ -20,6 +20,7 @@ import software.amazon.awssdk.services.kinesis.model.{
   GetRecordsRequest,
   GetShardIteratorRequest,
   InvalidArgumentException,
+  KmsThrottlingException,
   LimitExceededException,
   ListShardsRequest,
   ListStreamConsumersRequest,
@@ -307,10 +308,15 @@ private[sparkkinesis] final class SdkKinesisApi(
     case e: ExpiredIteratorException => new KinesisApiException.ExpiredIterator(e.getMessage, e)
     case e: ProvisionedThroughputExceededException => new KinesisApiException.Throttled(e.getMessage, e)
     case e: LimitExceededException => new KinesisApiException.Throttled(e.getMessage, e)
+    case e: KmsThrottlingException => new KinesisApiException.Throttled(e.getMessage, e)
     case e: InvalidArgumentException if sequenceStart => new KinesisApiException.TrimmedSequence(e.getMessage, e)
     case e if fromCredentials(e) => new KinesisApiException.CredentialsUnavailable(e.getMessage, e)
     case e: AwsServiceException if e.statusCode() == 403 || isAccessDenied(e) =>
       new KinesisApiException.AccessDenied(action, e.getMessage, e)
+    case e: AwsServiceException if e.statusCode() == 429 => new KinesisApiException.Throttled(e.getMessage, e)
+    // Validation errors, KMS keys disabled, missing or denied, and every other refusal of the request itself.
+    case e: AwsServiceException if e.statusCode() >= 400 && e.statusCode() < 500 =>
+      new KinesisApiException.Rejected(e.getMessage, e)
     case e: SdkClientException if causedByUnreachable(e) => new KinesisApiException.Unreachable(e.getMessage, e)
     case e: SdkException => new KinesisApiException.Failed(e.getMessage, e)
     case e: KinesisApiException => e

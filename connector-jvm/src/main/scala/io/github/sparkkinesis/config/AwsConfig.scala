@@ -2,7 +2,7 @@ package io.github.sparkkinesis.config
 
 import io.github.sparkkinesis.client.AssumedRoles
 import io.github.sparkkinesis.config.AwsCredentialsConfig.AssumedRole
-import io.github.sparkkinesis.errors.{KinesisErrors, KinesisOptionException}
+import io.github.sparkkinesis.errors.KinesisErrors
 
 /**
  * How the connector authenticates to AWS. Serializable: executors build their own clients from it, but an
@@ -140,12 +140,11 @@ object AwsConfig {
   }
 
   private def missingWith(missing: OptionSpec[_], present: OptionSpec[_]) =
-    new KinesisOptionException(
-      "KINESIS_OPTION_MISSING",
-      s"Option '${missing.key}' is required when '${present.key}' is set: " + (
-        if (missing == KinesisOptions.RoleArn) s"${present.key} applies to the role roleArn names."
-        else "give awsAccessKey and awsSecretKey together, or neither to use the default credential chain."
-      )
+    KinesisErrors.optionsIncomplete(
+      missing.key,
+      present.key,
+      if (missing == KinesisOptions.RoleArn) s"${present.key} applies to the role roleArn names."
+      else "give awsAccessKey and awsSecretKey together, or neither to use the default credential chain."
     )
 
   private val RegionInStsHost = """(?:^|\.)sts(?:-fips)?\.([a-z]{2}(?:-[a-z]+)+-\d+)\.""".r

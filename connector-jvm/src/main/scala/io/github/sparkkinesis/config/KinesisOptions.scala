@@ -354,6 +354,9 @@ object KinesisOptions {
 
   private val internal: Seq[OptionSpec[_]] = Seq(SubscriptionLifetime, RoleSessionDuration)
 
+  /** Every option a user may give, to the source or to the sink. */
+  val documented: Seq[OptionSpec[_]] = all ++ sinkOnly
+
   private val byLowerKey: Map[String, OptionSpec[_]] = (all ++ sinkOnly ++ internal).map(s => s.lowerKey -> s).toMap
 
   /** The README's option tables, generated from the declarations above (a test keeps the README in step). */

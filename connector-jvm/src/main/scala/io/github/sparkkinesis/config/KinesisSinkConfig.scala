@@ -48,7 +48,7 @@ final case class KinesisSinkConfig(
 object KinesisSinkConfig {
   private val log = LoggerFactory.getLogger(classOf[KinesisSinkConfig])
 
-  /** Parses the sink's options; throws a `KinesisOptionException` naming the first bad one. */
+  /** Parses the sink's options; throws a `KinesisIllegalArgumentException` naming the first bad one. */
   def apply(raw: Map[String, String], resolveDefaultRegion: () => Option[String]): KinesisSinkConfig = {
     val options = new ParsedOptions(raw)
     val readOnly = raw.keys.filter(k => KinesisOptions.find(k).exists(readOptions.contains)).toSeq.sorted

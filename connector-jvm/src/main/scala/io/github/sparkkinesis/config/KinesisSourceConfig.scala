@@ -26,7 +26,7 @@ object KinesisSourceConfig {
   private val log = LoggerFactory.getLogger(classOf[KinesisSourceConfig])
 
   /**
-   * Parses the source's options; throws [[io.github.sparkkinesis.errors.KinesisOptionException]] naming the
+   * Parses the source's options; throws [[io.github.sparkkinesis.errors.KinesisIllegalArgumentException]] naming the
    * first bad option. `resolveDefaultRegion` supplies the region when neither `region` nor `endpoint` do.
    */
   def apply(raw: Map[String, String], resolveDefaultRegion: () => Option[String]): KinesisSourceConfig = {

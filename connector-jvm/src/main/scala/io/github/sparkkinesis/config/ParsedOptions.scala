@@ -27,8 +27,15 @@ final class ParsedOptions(raw: Map[String, String]) {
   def required[T](spec: OptionSpec[T]): T =
     get(spec).getOrElse(throw KinesisErrors.missingOption(spec.key, spec.example))
 
-  /** Parses every known option given, so that a bad value fails whichever way the options are used. */
-  def checkGiven(): Unit = raw.keys.flatMap(KinesisOptions.find).foreach(get(_))
+  /**
+   * Parses every known option given, so that a bad value fails whichever way the options are used, and
+   * refuses a key that is a likely misspelling of an option (see [[OptionKeys]]), naming the option meant:
+   * the option would otherwise be left at its default without a word.
+   */
+  def checkGiven(): Unit = {
+    unknownKeys.foreach(k => OptionKeys.meant(k).foreach(o => throw KinesisErrors.unknownOption(k, o.key)))
+    raw.keys.flatMap(KinesisOptions.find).foreach(get(_))
+  }
 
   /** Keys the connector does not know, as the user wrote them; Spark's own `path` is not reported. */
   def unknownKeys: Seq[String] =

@@ -4,7 +4,7 @@ import scala.util.control.NonFatal
 
 import io.github.sparkkinesis.config.{ByteSizes, PrefetchConfig}
 import io.github.sparkkinesis.consumers.StreamConsumers
-import io.github.sparkkinesis.errors.{KinesisConnectorException, KinesisErrors}
+import io.github.sparkkinesis.errors.{ErrorCondition, KinesisErrors}
 import io.github.sparkkinesis.util.{Clock, DaemonThreads}
 import org.slf4j.LoggerFactory
 
@@ -91,7 +91,7 @@ final class Prefetcher(
       remove(catalog.accept(outcomes))
       outcomes.foreach(checkFailure)
     } catch {
-      case e: KinesisConnectorException if !stopped && needsFix(e) => catalog.fail(e)
+      case e @ ErrorCondition(condition) if !stopped && needsFix(condition) => catalog.fail(e)
       // The connector's classes clash (two class loaders, a wrong jar): trying again cannot help.
       case e: ClassCastException if !stopped => catalog.fail(KinesisErrors.prefetchBroken(description, e))
       case NonFatal(e) if !stopped =>
@@ -120,9 +120,9 @@ final class Prefetcher(
   }
 
   /** Failures of registering consumers that retrying does not cure. */
-  private def needsFix(e: KinesisConnectorException): Boolean =
-    KinesisErrors.isAccessDenied(e) || KinesisErrors.isStreamNotFound(e) ||
-      e.errorId == KinesisErrors.ConsumerNotActive
+  private def needsFix(condition: ErrorCondition): Boolean =
+    Set(ErrorCondition.AccessDenied, ErrorCondition.StreamNotFound, ErrorCondition.ConsumerNotActive)
+      .contains(condition)
 
   /** A shard whose prefetch failed waits before its next call, longer with each failure in a row. */
   private def pauseAfterFailure(o: ShardFetchOutcome): ShardFetchOutcome =

@@ -42,7 +42,7 @@ final class KinesisDataWriter(
 
   private val requests: ExecutorService = DaemonThreads.fixedPool("kinesis-put", config.maxInFlightRequests)
   private val sender =
-    new RecordSender(api, SendSettings(config.maxInFlightRequests, config.retryTimeoutMs), clock, requests)
+    new RecordSender(api, SendSettings(config.maxInFlightRequests, config.retryTimeoutMs), clock, requests, task)
   private val aggregator = config.aggregateMaxBytes.map { maxBytes =>
     new RecordAggregator(maxBytes, stream => ShardMap.shared(api, stream, clock), sender.add)
   }
@@ -52,10 +52,7 @@ final class KinesisDataWriter(
   override def write(row: InternalRow): Unit = {
     rows += 1
     val partitionKey = string(row, columns.partitionKey)
-    def described = {
-      val key = Option(partitionKey).map(k => if (k.length > 40) s"'${k.take(40)}...'" else s"'$k'").getOrElse("null")
-      s"row $rows of $task, partitionKey $key"
-    }
+    def described = RecordChecks.describe(rows, task, partitionKey)
     val stream = RecordChecks.stream(columns.stream.flatMap(i => Option(string(row, i))), config.stream, described)
     val data =
       if (row.isNullAt(columns.data)) null
@@ -64,7 +61,7 @@ final class KinesisDataWriter(
     val hashKey = columns.explicitHashKey.flatMap(i => Option(string(row, i)))
     RecordChecks.check(partitionKey, data, hashKey, config.nullData, described) match {
       case None => skipped += 1
-      case Some(record) => aggregator.fold(sender.add(stream, record))(_.add(stream, record))
+      case Some(record) => aggregator.fold(sender.add(stream, record, 1, rows))(_.add(stream, record, rows))
     }
   }
 

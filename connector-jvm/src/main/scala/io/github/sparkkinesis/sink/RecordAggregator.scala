@@ -14,11 +14,14 @@ import io.github.sparkkinesis.kpl.{AggregatedRecords, UserRecord}
  * record does not fit, and all of them by [[flush]]. An aggregate of one record is sent as that plain
  * record; so is a record too large to share an aggregate. Not thread-safe: one task's thread uses it.
  *
- * @param send takes the stream, the Kinesis record and how many rows it carries
+ * @param send takes the stream, the Kinesis record, how many rows it carries and the number of its first row
  */
-final class RecordAggregator(maxBytes: Long, shardMap: String => ShardMap, send: (String, PutRecord, Int) => Unit) {
+final class RecordAggregator(
+    maxBytes: Long,
+    shardMap: String => ShardMap,
+    send: (String, PutRecord, Int, Long) => Unit) {
 
-  private final class Pending(val first: PutRecord) {
+  private final class Pending(val first: PutRecord, val firstRow: Long) {
     val records = mutable.ArrayBuffer.empty[UserRecord]
     val size = new AggregatedRecords.SizeTracker
     val keyBytes: Long = RecordSender.sizeOf(first) - first.data.length
@@ -27,15 +30,17 @@ final class RecordAggregator(maxBytes: Long, shardMap: String => ShardMap, send:
   private val pending = mutable.LinkedHashMap.empty[(String, String), Pending]
   private val maps = mutable.Map.empty[String, ShardMap]
 
-  def add(stream: String, record: PutRecord): Unit = {
+  /** Adds the record of row number `row`. */
+  def add(stream: String, record: PutRecord, row: Long): Unit = {
     val hashKey = ShardMap.hashKeyOf(record.partitionKey, record.explicitHashKey)
     val shard = (stream, maps.getOrElseUpdate(stream, shardMap(stream)).shardOf(hashKey))
     val user = UserRecord(record.partitionKey, record.explicitHashKey, record.data)
     if (pending.get(shard).exists(p => p.size.bytesWith(user) + p.keyBytes > maxBytes)) emit(shard)
-    val open = pending.getOrElseUpdate(shard, new Pending(record.copy(explicitHashKey = Some(hashKey.toString))))
+    val open =
+      pending.getOrElseUpdate(shard, new Pending(record.copy(explicitHashKey = Some(hashKey.toString)), row))
     if (open.records.isEmpty && open.size.bytesWith(user) + open.keyBytes > maxBytes) {
       pending.remove(shard)
-      send(stream, record, 1)
+      send(stream, record, 1, row)
     } else {
       open.records += user
       open.size.add(user)
@@ -49,8 +54,8 @@ final class RecordAggregator(maxBytes: Long, shardMap: String => ShardMap, send:
     val (stream, _) = shard
     p.records.toSeq match {
       case Seq() => ()
-      case Seq(only) => send(stream, PutRecord(only.partitionKey, only.data, only.explicitHashKey), 1)
-      case many => send(stream, p.first.copy(data = AggregatedRecords.encode(many)), many.size)
+      case Seq(only) => send(stream, PutRecord(only.partitionKey, only.data, only.explicitHashKey), 1, p.firstRow)
+      case many => send(stream, p.first.copy(data = AggregatedRecords.encode(many)), many.size, p.firstRow)
     }
   }
 }

@@ -2,11 +2,12 @@ package io.github.sparkkinesis.sink
 
 import io.github.sparkkinesis.client.{PutRecord, ShardInfo}
 import io.github.sparkkinesis.config.NullDataPolicy
+import io.github.sparkkinesis.errors.KinesisErrors
 
 /**
  * The checks a record passes before anything of it is sent, each failing with what is wrong and with which
  * column, so that a bad row never leaves a request half written. Kinesis' limits: a partition key of 1 to
- * 256 characters, at most 1 MiB of data and partition key together, and an explicit hash key that is a
+ * 256 UTF-16 code units, at most 1 MiB of data and partition key together, and an explicit hash key that is a
  * decimal number in [0, 2^128). Stateless.
  */
 object RecordChecks {
@@ -23,11 +24,13 @@ object RecordChecks {
       row: => String): Option[PutRecord] = {
     if (partitionKey == null || partitionKey.isEmpty)
       throw badRecord(s"its partitionKey is ${if (partitionKey == null) "null" else "empty"}", row)
-    if (partitionKey.codePointCount(0, partitionKey.length) > MaxPartitionKeyChars)
+    if (partitionKey.length > MaxPartitionKeyChars)
       throw badRecord(
-        s"its partitionKey has ${partitionKey.codePointCount(0, partitionKey.length)} characters; Kinesis allows " +
-          s"at most $MaxPartitionKeyChars",
-        row)
+        s"its partitionKey has ${partitionKey.length} characters as Kinesis counts them (UTF-16 code units: a " +
+          s"character outside the Basic Multilingual Plane, such as an emoji, counts twice); Kinesis allows at most " +
+          MaxPartitionKeyChars,
+        row
+      )
     explicitHashKey.foreach { key =>
       val valid = key.nonEmpty && key.forall(_.isDigit) && BigInt(key) <= ShardInfo.MaxHashKey
       if (!valid) throw badRecord(s"its explicitHashKey '$key' is not a decimal number from 0 to 2^128 - 1", row)
@@ -50,6 +53,12 @@ object RecordChecks {
     }
   }
 
+  /** A row as errors name it: "row 7 of partition 3 of epoch 2, partitionKey 'k'". */
+  def describe(row: Long, task: String, partitionKey: String): String = {
+    val key = Option(partitionKey).map(k => if (k.length > 40) s"'${k.take(40)}...'" else s"'$k'").getOrElse("null")
+    s"row $row of $task, partitionKey $key"
+  }
+
   private val StreamName = "[a-zA-Z0-9_.-]{1,128}".r
 
   /** The stream a row goes to: its `stream` column, else the option `streamName`. */
@@ -61,6 +70,5 @@ object RecordChecks {
       case None => throw badRecord("its stream is null and the option streamName is not set", row)
     }
 
-  private def badRecord(problem: String, row: String) =
-    new IllegalArgumentException(s"[KINESIS_BAD_RECORD] A row cannot be written to Kinesis: $problem. The row: $row")
+  private def badRecord(problem: String, row: String) = KinesisErrors.badRecord(problem, row)
 }

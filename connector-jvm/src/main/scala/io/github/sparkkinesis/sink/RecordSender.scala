@@ -6,8 +6,8 @@ import java.util.concurrent.atomic.AtomicLong
 
 import scala.collection.mutable
 
-import io.github.sparkkinesis.client.{KinesisApi, KinesisApiException, PutRecord}
-import io.github.sparkkinesis.errors.{KinesisConnectorException, KinesisErrors}
+import io.github.sparkkinesis.client.{ApiFailures, KinesisApi, KinesisApiException, PutRecord}
+import io.github.sparkkinesis.errors.KinesisErrors
 import io.github.sparkkinesis.fetch.Backoff
 import io.github.sparkkinesis.util.Clock
 
@@ -34,20 +34,25 @@ final class SendCounters {
 
 /**
  * Sends one writing task's records to Kinesis with PutRecords: packed per stream into requests of at most
- * 500 records and 5 MiB, at most `maxInFlight` requests under way, and the records Kinesis turns down
- * (throttled, or an internal failure) sent again after a jittered, growing pause until
- * `retryDeadlineMs` has passed since the request was first sent. Then, or at once for a failure that
- * retrying cannot cure (a stream that does not exist, access denied), the task fails with how many records
- * were not written and why: a record is never dropped without an error. Records may be written twice when
- * a request's answer is lost and it is sent again (delivery is at least once).
+ * 500 records and 5 MiB, at most `maxInFlight` requests under way. What may succeed when sent again is
+ * sent again after a jittered, growing pause until `retryDeadlineMs` has passed since the request was first
+ * sent: records Kinesis turns down (throttled, or an internal failure), and requests throttled, failed with
+ * a 5xx, timed out or not connected ([[ApiFailures.retryable]]); then the task fails with how many records
+ * were not written and why. A request Kinesis refuses as such (a stream that does not exist, access denied,
+ * a value it does not accept, a KMS key it cannot use) fails the task at once, with the error the source
+ * gives for the same cause and the row it failed at. A record is never dropped without an error. Records
+ * may be written twice when a request's answer is lost and it is sent again (delivery is at least once).
  *
  * Used by one task's thread; the requests run on `requests`.
+ *
+ * @param task names the task in errors, e.g. "partition 3 of epoch 7"
  */
 final class RecordSender(
     api: KinesisApi,
     settings: SendSettings,
     clock: Clock,
     requests: ExecutorService,
+    task: String,
     val counters: SendCounters = new SendCounters) {
   import RecordSender._
 
@@ -56,16 +61,16 @@ final class RecordSender(
   private val underWay = mutable.ArrayBuffer.empty[Future[Unit]]
 
   /**
-   * Adds a record (checked already: see [[RecordChecks]]) that carries `rows` rows; sends its stream's
-   * request once it is full.
+   * Adds a record (checked already: see [[RecordChecks]]) that carries `rows` rows, the first of them the
+   * task's row number `firstRow`; sends its stream's request once it is full.
    */
-  def add(stream: String, record: PutRecord, rows: Int = 1): Unit = {
+  def add(stream: String, record: PutRecord, rows: Int, firstRow: Long): Unit = {
     collectFinished()
     val size = sizeOf(record)
     if (pending.get(stream).exists(b => b.records.size == MaxRecordsPerRequest || b.bytes + size > MaxBytesPerRequest))
       send(stream)
     val batch = pending.getOrElseUpdate(stream, new Pending)
-    batch.records += Entry(record, rows)
+    batch.records += Entry(record, rows, firstRow)
     batch.bytes += size
   }
 
@@ -98,6 +103,17 @@ final class RecordSender(
     try f.get()
     catch { case e: java.util.concurrent.ExecutionException => throw e.getCause }
 
+  /** The row a refused request failed at: the record Kinesis names, else the request's first. */
+  private def culprit(entries: Vector[Entry], e: KinesisApiException): String = {
+    val named = RecordIndex
+      .findFirstMatchIn(String.valueOf(e.getMessage))
+      .map(_.group(1).toInt - 1)
+      .filter(i => i >= 0 && i < entries.size)
+    val entry = entries(named.getOrElse(0))
+    val row = RecordChecks.describe(entry.firstRow, task, entry.record.partitionKey)
+    if (named.isDefined || entries.size == 1) row else s"$row, the first of the ${entries.size} records of the request"
+  }
+
   /** One request, and its failed records again until they are written or the deadline passes. */
   private def deliver(stream: String, records: Vector[Entry]): Unit = {
     val deadline = clock.nowMillis() + settings.retryDeadlineMs
@@ -123,18 +139,16 @@ final class RecordSender(
             counters.throttledRequests.incrementAndGet()
             lastErrors = Map(s"request throttled: ${e.getMessage}" -> left.size)
             left
-          case e @ (_: KinesisApiException.Failed | _: KinesisApiException.Unreachable) =>
+          case e: KinesisApiException if ApiFailures.retryable(e) =>
             lastErrors = Map(s"request failed: ${e.getMessage}" -> left.size)
             left
-          case e: KinesisApiException.AccessDenied => throw KinesisErrors.accessDenied(e.action, stream, api.target, e)
-          case e: KinesisApiException.CredentialsUnavailable =>
-            throw KinesisErrors.credentialsUnavailable(api.target, e)
-          case e: KinesisApiException => throw writeFailed(stream, records.size, left.size, attempts, e.getMessage, e)
+          case e: KinesisApiException =>
+            throw ApiFailures.toUserFacing(e, "PutRecords", stream, api.target, "write to", Some(culprit(left, e)))
         }
       if (failed.nonEmpty) {
         if (clock.nowMillis() >= deadline) {
           val reasons = lastErrors.toSeq.sortBy(-_._2).map { case (why, n) => s"$n: $why" }.mkString("; ")
-          throw writeFailed(stream, records.size, failed.size, attempts, reasons, null)
+          throw KinesisErrors.writeFailed(stream, records.size, failed.size, attempts, reasons, null)
         }
         counters.retriedRecords.addAndGet(failed.size.toLong)
         backoff.sleep()
@@ -157,22 +171,10 @@ object RecordSender {
   /** A record's size as Kinesis counts it against its limits: data and partition key. */
   def sizeOf(record: PutRecord): Long = record.data.length.toLong + record.partitionKey.getBytes(UTF_8).length
 
-  private def writeFailed(
-      stream: String,
-      total: Int,
-      failed: Int,
-      attempts: Int,
-      why: String,
-      cause: Throwable): KinesisConnectorException =
-    new KinesisConnectorException(
-      "KINESIS_WRITE_FAILED",
-      s"$failed of $total records could not be written to stream '$stream' after $attempts attempts ($why). " +
-        "The records before them in this task may have been written; Spark retries the task, so a sink " +
-        "whose readers must not see duplicates should carry a key to deduplicate on.",
-      cause
-    )
+  private final case class Entry(record: PutRecord, rows: Int, firstRow: Long)
 
-  private final case class Entry(record: PutRecord, rows: Int)
+  /** Kinesis names a record it refuses by its place in the request, counted from 1: "records.3.member...". */
+  private val RecordIndex = """records\.(\d+)\.member""".r
 
   private final class Pending {
     val records = mutable.ArrayBuffer.empty[Entry]

@@ -2,8 +2,7 @@ package io.github.sparkkinesis.sink
 
 import java.util.Locale
 
-import io.github.sparkkinesis.config.KinesisOptions
-import io.github.sparkkinesis.errors.KinesisSchemaException
+import io.github.sparkkinesis.errors.KinesisErrors
 import org.apache.spark.sql.types.{BinaryType, DataType, StringType, StructType}
 
 /**
@@ -65,14 +64,10 @@ object SinkColumns {
       stream = column(Stream, StringType)
     )
     if (columns.stream.isEmpty && streamOption.isEmpty)
-      throw new KinesisSchemaException(
-        s"""Nothing says which stream to write to: set .option("${KinesisOptions.StreamName.key}", """ +
-          "\"my-stream\"), or give each row its stream in a string column named stream.")
+      throw KinesisErrors.sinkStreamUnset()
     columns
   }
 
   private def fail(problem: String): Nothing =
-    throw new KinesisSchemaException(
-      s"The DataFrame cannot be written to Kinesis: $problem. The sink takes the columns $Accepted. For " +
-        s"example: $Example.")
+    throw KinesisErrors.sinkColumns(problem, Accepted, Example)
 }

@@ -5,7 +5,7 @@ import scala.jdk.CollectionConverters._
 import io.github.sparkkinesis.client.{ApiFailures, KinesisApi, KinesisClientFactory, ShardInfo}
 import io.github.sparkkinesis.config.{AwsConfig, InitialPosition, KinesisOptions, KinesisSourceConfig, TriggerLimits}
 import io.github.sparkkinesis.consumers.StreamConsumers
-import io.github.sparkkinesis.errors.KinesisErrors
+import io.github.sparkkinesis.errors.{ErrorCondition, KinesisErrors}
 import io.github.sparkkinesis.offsets.{KinesisSourceOffset, ShardKey, ShardPosition, StreamIdentity}
 import io.github.sparkkinesis.prefetch._
 import io.github.sparkkinesis.shards.{ShardDiscovery, ShardLineage, StreamIdentities}
@@ -237,7 +237,8 @@ final class KinesisMicroBatchStream(
 
   /** A prefetch failure that stops the query; a stream that seems gone may have been recreated. */
   private def throwIfPrefetchFailed(recorded: Map[String, StreamIdentity]): Unit = catalog.failure.foreach { e =>
-    if (KinesisErrors.isStreamNotFound(e)) onDriver("DescribeStreamSummary")(identities.recheck(recorded))
+    if (ErrorCondition.unapply(e).contains(ErrorCondition.StreamNotFound))
+      onDriver("DescribeStreamSummary")(identities.recheck(recorded))
     throw e
   }
 

@@ -2,7 +2,7 @@ package io.github.sparkkinesis.config
 
 import java.time.Instant
 
-import io.github.sparkkinesis.errors.KinesisOptionException
+import io.github.sparkkinesis.errors.KinesisIllegalArgumentException
 import org.scalatest.funsuite.AnyFunSuite
 
 class KinesisSourceConfigSuite extends AnyFunSuite {
@@ -13,7 +13,7 @@ class KinesisSourceConfigSuite extends AnyFunSuite {
     KinesisSourceConfig(options, () => defaultRegion)
 
   private def failure(options: Map[String, String]): String =
-    intercept[KinesisOptionException](parse(options)).getMessage
+    intercept[KinesisIllegalArgumentException](parse(options)).getMessage
 
   test("defaults are the documented ones") {
     val config = parse(base)

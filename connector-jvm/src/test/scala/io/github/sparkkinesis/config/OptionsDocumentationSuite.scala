@@ -7,14 +7,14 @@ import org.scalatest.funsuite.AnyFunSuite
 
 class OptionsDocumentationSuite extends AnyFunSuite {
 
-  test("the README's option tables are the ones the option declarations generate") {
-    val readme = OptionsTable.readme(sys.props("kinesis.test.root"))
-    OptionsTable.tables.foreach { case (marker, table) =>
+  test("the README's option and error tables are the ones the declarations generate") {
+    val readme = ReadmeTables.readme(sys.props("kinesis.test.root"))
+    ReadmeTables.tables.foreach { case (marker, table) =>
       val documented =
-        OptionsTable.documented(readme, marker).getOrElse(fail(s"README.md has no line ${OptionsTable.start(marker)}"))
+        ReadmeTables.documented(readme, marker).getOrElse(fail(s"README.md has no line ${ReadmeTables.start(marker)}"))
       assert(
         documented == table,
-        "run dev/sbt \"connector/Test/runMain io.github.sparkkinesis.config.OptionsTable\" to update README.md")
+        "run dev/sbt \"spark43_213/Test/runMain io.github.sparkkinesis.config.ReadmeTables\" to update README.md")
     }
   }
 
@@ -35,15 +35,23 @@ class OptionsDocumentationSuite extends AnyFunSuite {
   }
 }
 
-/** Writes the generated option tables into README.md: `dev/sbt "connector/Test/runMain <this> [repo root]"`. */
-object OptionsTable {
+/**
+ * Writes the generated tables into README.md: the options (from KinesisOptions) and the errors (from
+ * error/kinesis-error-conditions.json). `dev/sbt "spark43_213/Test/runMain <this> [repo root]"`.
+ */
+object ReadmeTables {
 
   /** Each table's marker in the README, and the table. */
-  val tables: Seq[(String, String)] =
-    Seq("options" -> KinesisOptions.markdownTable, "sink-options" -> KinesisOptions.sinkMarkdownTable)
+  val tables: Seq[(String, String)] = Seq(
+    "options" -> KinesisOptions.markdownTable,
+    "sink-options" -> KinesisOptions.sinkMarkdownTable,
+    "errors" -> io.github.sparkkinesis.errors.ErrorTable.markdown)
+
+  private def origin(marker: String) =
+    if (marker == "errors") "error/kinesis-error-conditions.json" else "KinesisOptions"
 
   def start(marker: String): String =
-    s"<!-- $marker:start (generated from KinesisOptions; OptionsDocumentationSuite checks it) -->\n"
+    s"<!-- $marker:start (generated from ${origin(marker)}; OptionsDocumentationSuite checks it) -->\n"
   def end(marker: String): String = s"\n<!-- $marker:end -->"
 
   def readme(root: String): String =

@@ -1,6 +1,6 @@
 package io.github.sparkkinesis.consumers
 
-import io.github.sparkkinesis.errors.KinesisConnectorException
+import io.github.sparkkinesis.errors.KinesisException
 import io.github.sparkkinesis.testing.{FakeKinesisApi, ManualClock}
 import org.scalatest.funsuite.AnyFunSuite
 
@@ -62,7 +62,7 @@ class StreamConsumersSuite extends AnyFunSuite {
   test("a consumer that does not become ACTIVE fails with what to check") {
     val f = new Fixture
     f.api.describesUntilActive = Int.MaxValue
-    val e = intercept[KinesisConnectorException](f.consumers.arns())
+    val e = intercept[KinesisException](f.consumers.arns())
     assert(e.getMessage.contains("KINESIS_CONSUMER_NOT_ACTIVE"), e.getMessage)
     assert(e.getMessage.contains("'p_a' of stream 'a'") && e.getMessage.contains("CREATING"), e.getMessage)
   }

@@ -1,6 +1,6 @@
 package io.github.sparkkinesis.fetch
 
-import io.github.sparkkinesis.errors.KinesisConnectorException
+import io.github.sparkkinesis.errors.KinesisException
 import io.github.sparkkinesis.offsets.{ShardKey, ShardPosition}
 import io.github.sparkkinesis.testing.{FakeKinesisApi, ManualClock}
 import org.scalatest.funsuite.AnyFunSuite
@@ -51,7 +51,7 @@ class ShardRangeReaderSuite extends AnyFunSuite {
   test("a closed shard that ends before the range does fails the task with the reason") {
     val (api, key, seqs) = setUp(5)
     api.split("s", key.shardId)
-    val e = intercept[KinesisConnectorException](
+    val e = intercept[KinesisException](
       read(api, key, ShardPosition.TrimHorizon, "49700000000000000000000000000000000000000000000000000000")
     )
     assert(e.getMessage.contains("KINESIS_RANGE_INCOMPLETE"))

@@ -4,7 +4,7 @@ import java.io.{ByteArrayInputStream, ByteArrayOutputStream, ObjectInputStream, 
 
 import io.github.sparkkinesis.client.AssumedRoles
 import io.github.sparkkinesis.config.{AwsConfig, AwsCredentialsConfig, ParsedOptions, SessionCredentials}
-import io.github.sparkkinesis.errors.KinesisConnectorException
+import io.github.sparkkinesis.errors.KinesisException
 import io.github.sparkkinesis.testing.{KinesisEmulator, StsServer}
 import org.apache.spark.sql.SparkSession
 import org.scalatest.funsuite.AnyFunSuite
@@ -153,7 +153,7 @@ class RoleIntegrationSuite extends AnyFunSuite with SourceIntegration {
     val session: SparkSession = spark
     import session.implicits._
     val closed = s"http://127.0.0.1:${io.github.sparkkinesis.testing.ServerProcess.freePort()}"
-    val e = intercept[KinesisConnectorException] {
+    val e = intercept[KinesisException] {
       Seq(("k", "v"))
         .toDF("partitionKey", "data")
         .write

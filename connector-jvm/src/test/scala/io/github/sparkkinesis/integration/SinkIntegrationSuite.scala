@@ -4,12 +4,12 @@ import java.nio.charset.StandardCharsets.UTF_8
 import java.util.concurrent.atomic.AtomicInteger
 
 import io.github.sparkkinesis.client.{KinesisApiException, PutRecord, PutResult, SharedKinesisApis}
+import io.github.sparkkinesis.errors.KinesisIllegalArgumentException
 import io.github.sparkkinesis.kpl.{AggregatedRecords, UserRecord}
 import io.github.sparkkinesis.testing.{DelegatingKinesisApi, SqlUiMetrics}
 import io.github.sparkkinesis.testing.MemoryStreams._
 import org.apache.spark.sql.{DataFrame, Row, SparkSession}
 import org.apache.spark.sql.streaming.{StreamingQuery, Trigger}
-import org.apache.spark.SparkException
 import org.scalatest.funsuite.AnyFunSuite
 
 /** Writes with the sink to a real Kinesis API (kinesis-local by default) and reads back with the source. */
@@ -77,12 +77,17 @@ class SinkIntegrationSuite extends AnyFunSuite with SourceIntegration {
     assert(back.groupBy(_.getAs[String]("shardId")).size == 2)
   }
 
-  test("df.write without a mode says to use append", Integration) {
+  test("df.write takes the default mode and append, and refuses overwrite and ignore saying why", Integration) {
     val stream = newStream(shards = 1)
-    val e = intercept[Exception] {
-      frame(rowsToWrite(3, "x")).write.format("kinesis").options(sinkOptions(Some(stream))).save()
+    frame(rowsToWrite(3, "x")).write.format("kinesis").options(sinkOptions(Some(stream))).save()
+    frame(rowsToWrite(2, "y")).write.format("kinesis").options(sinkOptions(Some(stream))).mode("append").save()
+    Seq("overwrite" -> "cannot be emptied", "ignore" -> "always exists").foreach { case (mode, why) =>
+      val e = intercept[KinesisIllegalArgumentException] {
+        frame(rowsToWrite(1, "z")).write.format("kinesis").options(sinkOptions(Some(stream))).mode(mode).save()
+      }
+      assert(e.getCondition == "KINESIS_SAVE_MODE_UNSUPPORTED" && e.getMessage.contains(why), e.getMessage)
     }
-    assert(e.getMessage.contains("Append"), e.getMessage)
+    assert(readBack(stream).size == 5)
   }
 
   test("a streaming query writes every row; the progress reports what the sink wrote", Integration) {
@@ -210,7 +215,8 @@ class SinkIntegrationSuite extends AnyFunSuite with SourceIntegration {
       Seq[(String, String)](("k", null)) -> "its data is null"
     )
     cases.foreach { case (rows, problem) =>
-      val e = intercept[SparkException] {
+      // Spark 4 reports a task's SparkThrowable as it is; Spark 3.5 inside a SparkException.
+      val e = intercept[Exception] {
         rows
           .toDF("partitionKey", "data")
           .coalesce(1)

@@ -3,7 +3,7 @@ package io.github.sparkkinesis.offsets
 import java.nio.charset.StandardCharsets
 import java.nio.file.{Files, Paths}
 
-import io.github.sparkkinesis.errors.KinesisConnectorException
+import io.github.sparkkinesis.errors.KinesisException
 import org.scalatest.funsuite.AnyFunSuite
 
 class KinesisSourceOffsetSuite extends AnyFunSuite {
@@ -55,7 +55,7 @@ class KinesisSourceOffsetSuite extends AnyFunSuite {
   }
 
   test("a newer version fails and says to use a newer connector") {
-    val e = intercept[KinesisConnectorException](KinesisSourceOffset.fromJson("""{"v":4,"streams":{}}"""))
+    val e = intercept[KinesisException](KinesisSourceOffset.fromJson("""{"v":4,"streams":{}}"""))
     assert(e.getMessage.contains("version 4 is newer"))
     assert(e.getMessage.contains("KINESIS_OFFSET_INVALID"))
   }
@@ -73,7 +73,7 @@ class KinesisSourceOffsetSuite extends AnyFunSuite {
       """{"v":3,"streams":{"s":{"shards":{"shardId-1":{"kind":"after","seq":"12","sub":-1}}}}}""" -> "sub-sequence"
     )
     bad.foreach { case (json, problem) =>
-      val e = intercept[KinesisConnectorException](KinesisSourceOffset.fromJson(json))
+      val e = intercept[KinesisException](KinesisSourceOffset.fromJson(json))
       assert(e.getMessage.contains(problem), e.getMessage)
       assert(e.getMessage.contains("""{"v":2,"streams":"""), e.getMessage)
     }

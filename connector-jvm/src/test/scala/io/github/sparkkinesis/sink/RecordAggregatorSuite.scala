@@ -22,7 +22,7 @@ class RecordAggregatorSuite extends AnyFunSuite {
 
   private def aggregator(maxBytes: Long) = {
     val sent = mutable.ArrayBuffer.empty[Sent]
-    (new RecordAggregator(maxBytes, _ => map, (s, r, n) => sent += Sent(s, r, n)), sent)
+    (new RecordAggregator(maxBytes, _ => map, (s, r, n, _) => sent += Sent(s, r, n)), sent)
   }
 
   private def record(i: Int, size: Int = 10) =
@@ -37,7 +37,7 @@ class RecordAggregatorSuite extends AnyFunSuite {
   test("records for the same shard share aggregates, which land in that shard, in order") {
     val (agg, sent) = aggregator(maxBytes = 50 * 1024)
     val records = (1 to 200).map(record(_))
-    records.foreach(agg.add("s", _))
+    records.foreach(agg.add("s", _, 0L))
     agg.flush()
     assert(sent.size == 2, "one aggregate per shard")
     sent.foreach { s =>
@@ -57,7 +57,7 @@ class RecordAggregatorSuite extends AnyFunSuite {
 
   test("an aggregate never exceeds maxBytes with its partition key; the next record starts a new one") {
     val (agg, sent) = aggregator(maxBytes = 2048)
-    (1 to 300).foreach(i => agg.add("s", record(i, size = 100)))
+    (1 to 300).foreach(i => agg.add("s", record(i, size = 100), i.toLong))
     agg.flush()
     assert(sent.size > 2)
     sent.foreach(s => assert(RecordSender.sizeOf(s.record) <= 2048, s.record))
@@ -66,8 +66,8 @@ class RecordAggregatorSuite extends AnyFunSuite {
 
   test("an explicit hash key places a record; a lone record and an oversized one go as plain records") {
     val (agg, sent) = aggregator(maxBytes = 1024)
-    agg.add("s", PutRecord("a", "lone".getBytes(UTF_8), Some("7")))
-    agg.add("s", PutRecord("b", Array.fill(2000)(1.toByte), Some((half + 5).toString)))
+    agg.add("s", PutRecord("a", "lone".getBytes(UTF_8), Some("7")), 1L)
+    agg.add("s", PutRecord("b", Array.fill(2000)(1.toByte), Some((half + 5).toString)), 2L)
     agg.flush()
     assert(
       sent.map(s => (s.record.partitionKey, s.record.explicitHashKey, s.rows)).toSet ==
@@ -77,7 +77,8 @@ class RecordAggregatorSuite extends AnyFunSuite {
 
   test("records of different streams never share an aggregate") {
     val (agg, sent) = aggregator(maxBytes = 50 * 1024)
-    Seq("one", "two").foreach(s => (1 to 3).foreach(i => agg.add(s, PutRecord("same", s"$s$i".getBytes(UTF_8)))))
+    Seq("one", "two").foreach(s =>
+      (1 to 3).foreach(i => agg.add(s, PutRecord("same", s"$s$i".getBytes(UTF_8)), i.toLong)))
     agg.flush()
     assert(sent.map(s => s.stream -> s.rows).sorted == Seq("one" -> 3, "two" -> 3))
   }

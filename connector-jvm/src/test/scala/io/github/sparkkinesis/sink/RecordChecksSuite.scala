@@ -23,7 +23,13 @@ class RecordChecksSuite extends AnyFunSuite {
   test("partition keys must be there and at most 256 characters") {
     assert(problem(null, bytes).contains("its partitionKey is null"))
     assert(problem("", bytes).contains("its partitionKey is empty"))
-    assert(problem("k" * 257, bytes).contains("its partitionKey has 257 characters; Kinesis allows at most 256"))
+    assert(problem("k" * 257, bytes).contains("its partitionKey has 257 characters as Kinesis counts them"))
+    assert(problem("k" * 257, bytes).contains("Kinesis allows at most 256"))
+    // Kinesis counts UTF-16 code units: 200 emoji are 200 code points but 400 units, and Kinesis refuses them.
+    val emoji = new String(Character.toChars(0x1f600)) * 200
+    assert(problem(emoji, bytes).contains("its partitionKey has 400 characters as Kinesis counts them (UTF-16"))
+    assert(
+      RecordChecks.check(new String(Character.toChars(0x1f600)) * 128, bytes, None, NullDataPolicy.Fail, "").isDefined)
     assert(problem("k" * 257, bytes).startsWith("[KINESIS_BAD_RECORD]") && problem("", bytes).endsWith("row 7"))
   }
 

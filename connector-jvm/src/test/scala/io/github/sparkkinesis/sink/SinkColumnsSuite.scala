@@ -1,6 +1,6 @@
 package io.github.sparkkinesis.sink
 
-import io.github.sparkkinesis.errors.KinesisSchemaException
+import io.github.sparkkinesis.errors.KinesisIllegalArgumentException
 import org.apache.spark.sql.types._
 import org.scalatest.funsuite.AnyFunSuite
 
@@ -9,7 +9,7 @@ class SinkColumnsSuite extends AnyFunSuite {
   private def schema(fields: (String, DataType)*) = StructType(fields.map { case (n, t) => StructField(n, t) })
 
   private def problem(s: StructType, stream: Option[String] = Some("s")): String =
-    intercept[KinesisSchemaException](SinkColumns.resolve(s, stream)).getMessage
+    intercept[KinesisIllegalArgumentException](SinkColumns.resolve(s, stream)).getMessage
 
   test("data (binary or string) and partitionKey, optionally explicitHashKey and stream, in any order and case") {
     val c = SinkColumns.resolve(schema("PartitionKey" -> StringType, "data" -> BinaryType), Some("s"))

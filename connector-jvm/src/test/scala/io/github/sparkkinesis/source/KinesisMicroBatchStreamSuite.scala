@@ -141,7 +141,7 @@ class KinesisMicroBatchStreamSuite extends AnyFunSuite with Eventually {
 
   test("a stream that does not exist fails with its name and the endpoint") {
     val f = new Fixture(InitialPosition.TrimHorizon, streams = Seq("missing"))
-    val e = intercept[io.github.sparkkinesis.errors.KinesisConnectorException](f.stream.initialOffset())
+    val e = intercept[io.github.sparkkinesis.errors.KinesisException](f.stream.initialOffset())
     assert(e.getMessage.contains("Stream 'missing' was not found at fake-kinesis (region us-east-1)"))
   }
 

@@ -3,7 +3,7 @@ package io.github.sparkkinesis.source
 import scala.collection.mutable
 
 import io.github.sparkkinesis.config.{InitialPosition, TriggerLimits}
-import io.github.sparkkinesis.errors.KinesisConnectorException
+import io.github.sparkkinesis.errors.KinesisException
 import io.github.sparkkinesis.offsets.{KinesisSourceOffset, ShardKey}
 import io.github.sparkkinesis.testing.StreamFixture
 import org.scalacheck.Gen
@@ -37,7 +37,7 @@ class StreamChangesSuite extends AnyFunSuite with Eventually with ScalaCheckProp
   }
 
   private def failure(f: StreamFixture, from: KinesisSourceOffset): String =
-    eventually(intercept[KinesisConnectorException](f.latest(from)).getMessage)
+    eventually(intercept[KinesisException](f.latest(from)).getMessage)
 
   test("a stream deleted and created again since the checkpoint fails the query, naming what to do") {
     val f = threeAtATime()
@@ -56,7 +56,7 @@ class StreamChangesSuite extends AnyFunSuite with Eventually with ScalaCheckProp
     assert(message.contains("KINESIS_STREAM_RECREATED"), message)
     assert(message.contains("start the query with a new checkpoint location"), message)
     // A restarted query replays its last batch first: that fails the same way, before any task reads.
-    val replay = intercept[KinesisConnectorException](f.newStream().planInputPartitions(initial, end))
+    val replay = intercept[KinesisException](f.newStream().planInputPartitions(initial, end))
     assert(replay.getMessage.contains("KINESIS_STREAM_RECREATED"))
   }
 

@@ -199,6 +199,9 @@ final class FakeKinesisApi(clock: ManualClock) extends KinesisApi {
   /** How many of the next PutRecords requests fail as a whole, throttled. */
   @volatile var throttleNextPutRequests = 0
 
+  /** Failures the next PutRecords requests fail with as a whole, one each, in order. */
+  val putRequestFailures: mutable.Queue[KinesisApiException] = mutable.Queue.empty
+
   /** Records a PutRecords request carried, per request. */
   val putRequests: mutable.ArrayBuffer[Int] = mutable.ArrayBuffer.empty
 
@@ -209,6 +212,7 @@ final class FakeKinesisApi(clock: ManualClock) extends KinesisApi {
       throttleNextPutRequests -= 1
       throw new KinesisApiException.Throttled("Rate exceeded for stream", null)
     }
+    if (putRequestFailures.nonEmpty) throw putRequestFailures.dequeue()
     putRequests += records.size
     records.map { r =>
       if (turnDownNextPuts > 0) {

@@ -1,0 +1,59 @@
+package io.github.sparkkinesis.sink
+
+import java.{util => ju}
+
+import io.github.sparkkinesis.errors.KinesisErrors
+import io.github.sparkkinesis.KinesisTable
+import org.apache.spark.sql.{DataFrame, SQLContext, SaveMode}
+import org.apache.spark.sql.connector.catalog.{Table, TableProvider}
+import org.apache.spark.sql.connector.expressions.Transform
+import org.apache.spark.sql.sources.BaseRelation
+import org.apache.spark.sql.types.StructType
+import org.apache.spark.sql.util.CaseInsensitiveStringMap
+
+/**
+ * Batch writes by save mode, as Spark's Kafka sink takes them: the default mode (ErrorIfExists) and Append
+ * add the rows to the stream, since a stream always exists and is only ever appended to; Overwrite and
+ * Ignore are refused with a reason. Spark hands every batch write of `format("kinesis")` to the provider's
+ * DataSource V1 `createRelation` (its table declares no batch writes); the rows are then written as a
+ * DataSource V2 Append to [[KinesisBatchWriteProvider]]'s table, with the sink's tasks, commit and metrics.
+ * Driver side.
+ */
+object KinesisBatchWrites {
+
+  def save(sqlContext: SQLContext, mode: SaveMode, parameters: Map[String, String], data: DataFrame): BaseRelation = {
+    mode match {
+      case SaveMode.Overwrite =>
+        throw KinesisErrors.saveModeUnsupported("Overwrite", "a Kinesis stream cannot be emptied, only added to")
+      case SaveMode.Ignore =>
+        throw KinesisErrors.saveModeUnsupported(
+          "Ignore",
+          "a Kinesis stream always exists, so Ignore would write nothing, silently")
+      case SaveMode.Append | SaveMode.ErrorIfExists =>
+        data.write
+          .format(classOf[KinesisBatchWriteProvider].getName)
+          .mode(SaveMode.Append)
+          .options(parameters)
+          .save()
+    }
+    new WrittenRelation(sqlContext, data.schema)
+  }
+
+  /** What `createRelation` must return; Spark does not read it after a write. */
+  private final class WrittenRelation(context: SQLContext, written: StructType) extends BaseRelation {
+    override def sqlContext: SQLContext = context
+    override def schema: StructType = written
+  }
+}
+
+/**
+ * The table [[KinesisBatchWrites]] appends a batch write's rows to: `format("kinesis")`'s table, with batch
+ * writes. Not registered as a data source; named by its class alone.
+ */
+final class KinesisBatchWriteProvider extends TableProvider {
+
+  override def inferSchema(options: CaseInsensitiveStringMap): StructType = KinesisTable.recordSchema()
+
+  override def getTable(schema: StructType, partitioning: Array[Transform], properties: ju.Map[String, String]): Table =
+    KinesisTable.forBatchWrites(properties)
+}

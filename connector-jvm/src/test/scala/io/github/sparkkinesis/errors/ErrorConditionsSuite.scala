@@ -1,0 +1,100 @@
+package io.github.sparkkinesis.errors
+
+import java.io.{ByteArrayInputStream, ByteArrayOutputStream, ObjectInputStream, ObjectOutputStream}
+
+import scala.jdk.CollectionConverters._
+
+import org.apache.spark.SparkThrowable
+import org.scalatest.funsuite.AnyFunSuite
+
+class ErrorConditionsSuite extends AnyFunSuite {
+
+  private val declared = ErrorConditions.all().asScala
+
+  test("the conditions the code names are those the JSON declares, each with a SQLSTATE") {
+    assert(declared.keySet.filterNot(_.contains('.')) == ErrorCondition.all.map(_.name).toSet)
+    declared.foreach { case (name, c) =>
+      assert(name.matches("KINESIS_[A-Z0-9_]+(\\.[A-Z0-9_]+)?"), name)
+      assert(c.sqlState.matches("[0-9A-Z]{5}"), s"$name: ${c.sqlState}")
+    }
+  }
+
+  test("every error the factory makes fills in each parameter of its condition and starts with it") {
+    val cause = new RuntimeException("outer", new java.net.ConnectException("Connection refused"))
+    val made: Seq[Throwable with KinesisThrowable] = Seq(
+      KinesisErrors.missingOption("streamName", "my-stream"),
+      KinesisErrors.optionsIncomplete("awsSecretKey", "awsAccessKey", "give both."),
+      KinesisErrors.invalidOption("region", "'x'", "not a region", "us-east-1"),
+      KinesisErrors.unknownOption("intialPosition", "initialPosition"),
+      KinesisErrors.noRegion(Some("http://localhost:4566")),
+      KinesisErrors.noRegion(None),
+      KinesisErrors.streamNotFound("s", "here", cause),
+      KinesisErrors.streamNotFound("s", "here", cause, Some("row 1 of partition 0, partitionKey 'k'")),
+      KinesisErrors.endpointUnreachable("s", "here", "read", cause),
+      KinesisErrors.accessDenied("GetRecords", "s", "here", cause),
+      KinesisErrors.accessDenied("PutRecords", "s", "here", cause, Some("row 1")),
+      KinesisErrors.credentialsUnavailable("here", cause),
+      KinesisErrors.credentialsUnavailable("here", cause, Some("row 1")),
+      KinesisErrors.requestRejected("PutRecords", "s", "here", cause),
+      KinesisErrors.requestRejected("PutRecords", "s", "here", cause, Some("row 1")),
+      KinesisErrors.kinesisCallFailed("ListShards", "s", "here", cause),
+      KinesisErrors.invalidOffset("{}", "no version", "{\"v\":4}"),
+      KinesisErrors.rangeIncomplete("s", "shardId-0", "1", "9", "5"),
+      KinesisErrors.dataLoss("s", "shardId-0", "records after 1", "retention trimmed them"),
+      KinesisErrors.streamRecreated("s", "its ARN changed"),
+      KinesisErrors.consumerNotActive("s", "c", "CREATING", 60000),
+      KinesisErrors.consumerNotFound("s", "c", null),
+      KinesisErrors.consumerNameInvalid("no spaces"),
+      KinesisErrors.prefetchFailed("KinesisSource[s]", 10, cause),
+      KinesisErrors.prefetchBroken("KinesisSource[s]", cause),
+      KinesisErrors.writeFailed("s", 10, 2, 5, "2: InternalFailure", null),
+      KinesisErrors.badRecord("its data is null", "row 1"),
+      KinesisErrors.sinkColumns("it has no column data", "data, partitionKey", "df.select(...)"),
+      KinesisErrors.sinkStreamUnset(),
+      KinesisErrors.saveModeUnsupported("Overwrite", "a stream cannot be emptied"),
+      KinesisErrors.schemaFixed("data, streamName"),
+      KinesisErrors.v1SourceUnsupported()
+    )
+    made.foreach { e =>
+      assert(e.getMessage.startsWith(s"[${e.getCondition}] "), e.getMessage)
+      assert(!e.getMessage.matches("(?s).*<[a-zA-Z]+>.*"), e.getMessage)
+      assert(e.getSqlState == declared(e.getCondition).sqlState)
+      assert(e.getMessageParameters.asScala.keySet == ErrorConditions.parameters(e.getCondition).asScala.toSet)
+    }
+    val used = made.map(_.getCondition.takeWhile(_ != '.')).toSet
+    assert(ErrorCondition.all.map(_.name).toSet -- used == Set("KINESIS_WRONG_SPARK_LINE"))
+    assert(
+      made.head.getMessage == """[KINESIS_OPTION_MISSING] Option 'streamName' is required. For example: """ +
+        """.option("streamName", "my-stream").""")
+    assert(KinesisErrors.endpointUnreachable("s", "here", "read", cause).getMessage.contains("': Connection refused."))
+  }
+
+  test("the errors are SparkThrowables by their condition, on Spark 3.5 as on Spark 4") {
+    val e: SparkThrowable = KinesisErrors.streamNotFound("s", "here", null, Some("row 3"))
+    assert(e.getSqlState == "42P01")
+    assert(ErrorCondition.unapply(e.asInstanceOf[Throwable]).contains(ErrorCondition.StreamNotFound))
+    @annotation.nowarn("cat=deprecation")
+    val errorClass = e.getErrorClass
+    assert(errorClass == "KINESIS_STREAM_NOT_FOUND.WRITE")
+    assert(e.getMessageParameters.asScala == Map("stream" -> "s", "where" -> "here", "row" -> "row 3"))
+    assert(KinesisErrors.badRecord("x", "row 1").isInstanceOf[IllegalArgumentException])
+    assert(ErrorCondition.unapply(new RuntimeException("[KINESIS_STREAM_NOT_FOUND] lookalike")).isEmpty)
+  }
+
+  test("an error crosses from an executor to the driver whole: condition, parameters and cause") {
+    val sent = KinesisErrors.accessDenied("GetRecords", "s", "here", new RuntimeException("denied by policy"))
+    val bytes = new ByteArrayOutputStream()
+    new ObjectOutputStream(bytes).writeObject(sent)
+    val got =
+      new ObjectInputStream(new ByteArrayInputStream(bytes.toByteArray)).readObject().asInstanceOf[KinesisException]
+    assert(got.getMessage == sent.getMessage && got.getCondition == "KINESIS_ACCESS_DENIED")
+    assert(got.getMessageParameters.asScala == sent.getMessageParameters.asScala)
+    assert(got.getCause.getMessage == "denied by policy")
+  }
+
+  test("a template naming a parameter the factory did not give is the connector's bug, said plainly") {
+    val e = intercept[IllegalStateException](
+      new KinesisException("KINESIS_STREAM_NOT_FOUND", Map("stream" -> "s").asJava, null))
+    assert(e.getMessage.contains("needs the parameter where"))
+  }
+}

@@ -1,0 +1,121 @@
+"""What a user sees when something is wrong: errors at ``load()`` and ``save()`` as the connector's Python
+classes with one-line messages, the save modes a batch write takes, and a failed query's cause. The Spark
+tests run on every line (``line_smoke``): how Spark hands these to the connector differs between lines.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+import pytest
+from conftest import ROOT, Kinesis
+from pyspark.errors import StreamingQueryException
+from pyspark.sql import SparkSession
+from pyspark_kinesis import (
+    KinesisError,
+    KinesisOptionError,
+    KinesisStreamNotFoundError,
+    KinesisWriteError,
+    kinesis_cause,
+)
+from pyspark_kinesis.errors import _BY_CONDITION, error_class
+from test_end_to_end import BatchCollector, poll, put, read
+
+CONDITIONS = ROOT / "connector-jvm" / "src" / "main" / "resources" / "error" / "kinesis-error-conditions.json"
+
+
+def test_every_jvm_condition_has_its_python_class_and_no_other() -> None:
+    declared = json.loads(CONDITIONS.read_text())
+    assert set(_BY_CONDITION) == set(declared)
+    assert error_class("KINESIS_STREAM_NOT_FOUND.WRITE") is KinesisStreamNotFoundError
+    assert error_class("KINESIS_BAD_RECORD") is KinesisWriteError
+    assert error_class("SOMETHING_ELSE") is KinesisError
+    assert issubclass(KinesisOptionError, ValueError)
+
+
+@pytest.mark.line_smoke
+def test_load_refuses_a_missing_stream_a_typo_and_a_bad_value_at_once(
+    spark: SparkSession, kinesis: Kinesis
+) -> None:
+    with pytest.raises(KinesisOptionError) as missing:
+        read(spark, kinesis.options(None))
+    assert str(missing.value).startswith("[KINESIS_OPTION_MISSING] Option 'streamName' is required.")
+    assert missing.value.getCondition() == "KINESIS_OPTION_MISSING" and missing.value.sql_state == "42616"
+    assert missing.value.java_exception is not None
+    assert "\n" not in str(missing.value), "one line, no Py4J trace"
+
+    with pytest.raises(KinesisOptionError) as typo:
+        read(spark, kinesis.options("s", intialPosition="trim_horizon"))
+    assert "has no option 'intialPosition'; did you mean 'initialPosition'?" in str(typo.value)
+
+    with pytest.raises(KinesisOptionError) as bad:
+        read(spark, kinesis.options("s", initialPosition="yesterday"))
+    assert bad.value.condition == "KINESIS_OPTION_INVALID"
+    assert "initialPosition" in str(bad.value) and "yesterday" in str(bad.value)
+
+    # Keys that are no option of the connector and no likely typo of one are ignored, as Spark's sources do.
+    read(spark, kinesis.options("s", someOtherOption="1"))
+
+
+@pytest.mark.line_smoke
+def test_batch_writes_take_the_default_mode_and_append_and_refuse_overwrite_and_ignore(
+    spark: SparkSession, kinesis: Kinesis, stream: str
+) -> None:
+    rows = spark.createDataFrame([(f"k{i}", f"v{i}") for i in range(3)], "partitionKey STRING, data STRING")
+    rows.write.format("kinesis").options(**kinesis.options(stream)).save()
+    rows.write.format("kinesis").options(**kinesis.options(stream)).mode("append").save()
+    for mode in ("overwrite", "ignore"):
+        with pytest.raises(KinesisOptionError) as refused:
+            rows.write.format("kinesis").options(**kinesis.options(stream)).mode(mode).save()
+        assert refused.value.condition == "KINESIS_SAVE_MODE_UNSUPPORTED"
+        assert str(refused.value).startswith(
+            f"[KINESIS_SAVE_MODE_UNSUPPORTED] Save mode {mode.capitalize()} is not supported"
+        )
+
+    client = kinesis.client()
+    shard = client.list_shards(StreamName=stream)["Shards"][0]["ShardId"]
+    iterator = client.get_shard_iterator(StreamName=stream, ShardId=shard, ShardIteratorType="TRIM_HORIZON")
+    written = client.get_records(ShardIterator=iterator["ShardIterator"], Limit=100)["Records"]
+    assert sorted(r["Data"].decode() for r in written) == sorted([f"v{i}" for i in range(3)] * 2)
+
+
+@pytest.mark.line_smoke
+def test_a_write_that_cannot_succeed_fails_at_once_as_one_typed_error_naming_the_row(
+    spark: SparkSession, kinesis: Kinesis
+) -> None:
+    rows = spark.createDataFrame([("k1", "v1")], "partitionKey STRING, data STRING").repartition(1)
+    started = time.monotonic()
+    with pytest.raises(KinesisStreamNotFoundError) as missing:
+        rows.write.format("kinesis").options(**kinesis.options("no-such-stream")).save()
+    assert time.monotonic() - started < 60, "not retried for writeRetryTimeout"
+    message = str(missing.value)
+    assert message.startswith("[KINESIS_STREAM_NOT_FOUND.WRITE] Stream 'no-such-stream' was not found"), (
+        message
+    )
+    assert "at row 1 of partition 0" in message and "partitionKey 'k1'" in message, message
+    assert "\n" not in message, "one line, no Py4J trace"
+
+
+@pytest.mark.line_smoke
+def test_a_failed_query_carries_the_connectors_error_inside(
+    spark: SparkSession, kinesis: Kinesis, stream: str, tmp_path: Path
+) -> None:
+    put(kinesis.client(), stream, [("k", b"x")])
+    collector = BatchCollector()
+    query = collector.start(
+        read(spark, kinesis.options(stream, initialPosition="trim_horizon")), tmp_path / "c"
+    )
+    poll("the record", collector.rows, lambda rows: len(rows) >= 1, query)
+    query.stop()
+    kinesis.client().delete_stream(StreamName=stream, EnforceConsumerDeletion=True)
+    poll("the stream gone", lambda: kinesis.client().list_streams()["StreamNames"], lambda n: stream not in n)
+
+    restarted = collector.start(read(spark, kinesis.options(stream)), tmp_path / "c")
+    with pytest.raises(StreamingQueryException) as failed:
+        restarted.awaitTermination(120)
+    cause = kinesis_cause(failed.value)
+    assert isinstance(cause, KinesisStreamNotFoundError), failed.value
+    assert cause.getCondition() == "KINESIS_STREAM_NOT_FOUND"
+    assert f"Stream '{stream}' was not found" in str(cause)
