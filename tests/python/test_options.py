@@ -38,6 +38,7 @@ AWS_FIELDS: dict[str, Any] = {
     "role_external_id": "ext-1",
     "role_session_name": "orders-reader",
     "sts_endpoint": "https://sts.eu-west-1.amazonaws.com",
+    "outage_timeout": dt.timedelta(minutes=30),
 }
 AWS_OPTIONS = {
     "region": "eu-west-1",
@@ -49,6 +50,7 @@ AWS_OPTIONS = {
     "roleExternalId": "ext-1",
     "roleSessionName": "orders-reader",
     "stsEndpoint": "https://sts.eu-west-1.amazonaws.com",
+    "outageTimeout": "30m",
 }
 
 EVERY_SOURCE_FIELD: dict[str, Any] = {
@@ -191,6 +193,17 @@ def test_a_naive_datetime_is_refused_rather_than_guessed() -> None:
 )
 def test_durations_are_whole_units_the_jvm_reads(duration: dt.timedelta, expected: str) -> None:
     assert KinesisSinkOptions(write_retry_timeout=duration).to_options() == {"writeRetryTimeout": expected}
+
+
+def test_outage_timeout_is_a_duration_of_a_second_or_more_or_inf() -> None:
+    assert (
+        KinesisSourceOptions(stream_names=["s"], outage_timeout="inf").to_options()["outageTimeout"] == "inf"
+    )
+    assert KinesisSinkOptions(outage_timeout=dt.timedelta(seconds=1)).to_options() == {"outageTimeout": "1s"}
+    for bad in (dt.timedelta(milliseconds=999), "forever", 600):
+        with pytest.raises(KinesisOptionError) as refused:
+            KinesisSinkOptions(outage_timeout=bad)
+        assert "outage_timeout (option outageTimeout)" in str(refused.value) and '"inf"' in str(refused.value)
 
 
 @pytest.mark.parametrize(

@@ -132,6 +132,7 @@ _BY_CONDITION: dict[str, type[KinesisError]] = {
     "KINESIS_SINK_STREAM_UNSET": KinesisOptionError,
     "KINESIS_STREAM_NOT_FOUND": KinesisStreamNotFoundError,
     "KINESIS_STREAM_RECREATED": KinesisCheckpointError,
+    "KINESIS_UNAVAILABLE": KinesisUnavailableError,
     "KINESIS_V1_SOURCE_UNSUPPORTED": KinesisError,
     "KINESIS_WRITE_FAILED": KinesisWriteError,
     "KINESIS_WRONG_SPARK_LINE": KinesisError,

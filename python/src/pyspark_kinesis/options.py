@@ -27,7 +27,7 @@ import sys
 from collections.abc import Callable, Iterator
 from dataclasses import MISSING, Field, dataclass, field, fields
 from enum import Enum
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
 from urllib.parse import SplitResult, urlsplit
 
 from pyspark_kinesis.errors import KinesisOptionError
@@ -159,6 +159,20 @@ def _duration(low: dt.timedelta, high: dt.timedelta | None = None) -> _ToJvm:
         if value < low or (high is not None and value > high):
             raise _Refused(f"expected a duration {bounds}")
         return _millis_text(ms)
+
+    return to_jvm
+
+
+def _duration_or_inf(low: dt.timedelta) -> _ToJvm:
+    finite = _duration(low)
+
+    def to_jvm(value: Any) -> str:
+        if value == "inf":
+            return "inf"
+        try:
+            return finite(value)
+        except _Refused as refused:
+            raise _Refused(f'{refused}, or "inf"') from None
 
     return to_jvm
 
@@ -397,6 +411,11 @@ class _KinesisOptions:
     )
     #: STS endpoint URL used to assume ``role_arn`` (``stsEndpoint``); default: the region's.
     sts_endpoint: str | None = field(default=None, metadata=_jvm("stsEndpoint", "", _endpoint))
+    #: How long a query goes on while every Kinesis call for a stream fails (``outageTimeout``), at least
+    #: 1 s, or ``"inf"`` to wait forever.
+    outage_timeout: dt.timedelta | Literal["inf"] | None = field(
+        default=None, metadata=_jvm("outageTimeout", "10m", _duration_or_inf(dt.timedelta(seconds=1)))
+    )
 
     def __post_init__(self) -> None:
         """Checks every field that is set (and every required one) as the JVM will."""

@@ -1,6 +1,6 @@
 package io.github.sparkkinesis.client
 
-import io.github.sparkkinesis.errors.{KinesisErrors, KinesisException}
+import io.github.sparkkinesis.errors.{ErrorCondition, KinesisErrors, KinesisException}
 
 /**
  * The one translation of failed Kinesis calls into the errors a user sees: each names the stream, the
@@ -15,6 +15,7 @@ object ApiFailures {
    * @param action  the Kinesis action, e.g. "GetRecords"; an access-denied failure names its own
    * @param purpose what the call was for, as in "could not reach Kinesis to <purpose> stream 's'"
    * @param writing the row a write failed at, for a failure that fails it at once
+   * @param cause   the error's cause, if not `e` itself (a copy of `e` that always serializes)
    */
   def toUserFacing(
       e: KinesisApiException,
@@ -22,20 +23,39 @@ object ApiFailures {
       stream: String,
       target: String,
       purpose: String,
-      writing: Option[String] = None): KinesisException = e match {
-    case _: KinesisApiException.ResourceNotFound => KinesisErrors.streamNotFound(stream, target, e, writing)
-    case denied: KinesisApiException.AccessDenied =>
-      KinesisErrors.accessDenied(denied.action, stream, target, e, writing)
-    case _: KinesisApiException.Unreachable => KinesisErrors.endpointUnreachable(stream, target, purpose, e)
-    case _: KinesisApiException.CredentialsUnavailable => KinesisErrors.credentialsUnavailable(target, e, writing)
-    case _: KinesisApiException.Rejected => KinesisErrors.requestRejected(action, stream, target, e, writing)
-    case _ => KinesisErrors.kinesisCallFailed(action, stream, target, e)
+      writing: Option[String] = None,
+      cause: Throwable = null): KinesisException = {
+    val c = Option(cause).getOrElse(e)
+    e match {
+      case _: KinesisApiException.ResourceNotFound => KinesisErrors.streamNotFound(stream, target, c, writing)
+      case denied: KinesisApiException.AccessDenied =>
+        KinesisErrors.accessDenied(denied.action, stream, target, c, writing)
+      case _: KinesisApiException.Unreachable => KinesisErrors.endpointUnreachable(stream, target, purpose, c)
+      case _: KinesisApiException.CredentialsUnavailable => KinesisErrors.credentialsUnavailable(target, c, writing)
+      case _: KinesisApiException.Rejected => KinesisErrors.requestRejected(action, stream, target, c, writing)
+      case _ => KinesisErrors.kinesisCallFailed(action, stream, target, c)
+    }
   }
 
   /** Whether sending the same request again may succeed: throttling, a 5xx, a timeout, no connection. */
   def retryable(e: KinesisApiException): Boolean = e match {
     case _: KinesisApiException.Throttled | _: KinesisApiException.Failed | _: KinesisApiException.Unreachable =>
       true
+    case _ => false
+  }
+
+  /**
+   * Whether a failure is part of an outage: Kinesis could not be reached, or failed the call with a 5xx or a
+   * timeout. Throttling is not one (Kinesis answered); refusals are not either (retrying cannot help).
+   */
+  def outage(e: KinesisApiException): Boolean = e match {
+    case _: KinesisApiException.Failed | _: KinesisApiException.Unreachable => true
+    case _ => false
+  }
+
+  /** Whether a user-facing error of a call may pass when the call is made again. */
+  def transient(e: Throwable): Boolean = e match {
+    case ErrorCondition(ErrorCondition.EndpointUnreachable | ErrorCondition.CallFailed) => true
     case _ => false
   }
 

@@ -126,6 +126,17 @@ object KinesisOptions {
       "false"
     )(boolean)
 
+  val OutageTimeout: OptionSpec[Option[Long]] =
+    spec(
+      "outageTimeout",
+      "10m",
+      "How long a query goes on while every call to Kinesis for a stream fails (Kinesis cannot be reached, " +
+        "or answers with server errors), at start, reading or writing, before it fails with " +
+        "KINESIS_UNAVAILABLE; inf waits forever. Meanwhile the progress shows it (secondsSinceLastSuccessfulCall) " +
+        "and the log says so once a minute.",
+      "30m"
+    )(durationOrInfinite(min = 1000))
+
   // ---- enhanced fan-out ----
 
   val ConsumerModeOption: OptionSpec[ConsumerMode] =
@@ -300,7 +311,8 @@ object KinesisOptions {
     RoleArn,
     RoleExternalId,
     RoleSessionName,
-    StsEndpoint)
+    StsEndpoint,
+    OutageTimeout)
 
   val all: Seq[OptionSpec[_]] = Seq(
     StreamName,
@@ -318,6 +330,7 @@ object KinesisOptions {
     ShardFetchInterval,
     MaxShardsPerDescribe,
     FailOnDataLoss,
+    OutageTimeout,
     MaxFetchRate,
     MinFetchPeriod,
     MaxFetchDuration,

@@ -39,7 +39,8 @@ final case class KinesisSinkConfig(
     nullData: NullDataPolicy,
     maxInFlightRequests: Int,
     retryTimeoutMs: Long,
-    aggregateMaxBytes: Option[Long]) {
+    aggregateMaxBytes: Option[Long],
+    outageTimeoutMs: Option[Long]) {
 
   /** How plans and the Spark UI name the sink. */
   def description: String = s"KinesisV2[${stream.getOrElse("stream column")}]"
@@ -72,7 +73,8 @@ object KinesisSinkConfig {
       aggregateMaxBytes =
         if (options.required(KinesisOptions.KplAggregation))
           Some(options.required(KinesisOptions.KplAggregationMaxSize))
-        else None
+        else None,
+      outageTimeoutMs = options.required(KinesisOptions.OutageTimeout)
     )
   }
 

@@ -15,7 +15,8 @@ final case class KinesisSourceConfig(
     prefetch: PrefetchConfig,
     limits: TriggerLimits,
     consumer: ConsumerConfig,
-    aws: AwsConfig
+    aws: AwsConfig,
+    outageTimeoutMs: Option[Long]
 ) {
 
   /** The name Spark shows for this source in plans and progress reports, as the Databricks source does. */
@@ -57,6 +58,7 @@ object KinesisSourceConfig {
         maxBytes = options.get(KinesisOptions.MaxBytesPerTrigger)
       ),
       consumer = consumerConfig(options, raw),
+      outageTimeoutMs = options.required(KinesisOptions.OutageTimeout),
       aws = AwsConfig.fromOptions(options, resolveDefaultRegion)
     )
   }

@@ -58,6 +58,11 @@ object OptionParsers {
   def durationMillis(min: Long, max: Long): String => Either[String, Long] =
     bounded(Durations.parseMillis, min, max, Durations.format)
 
+  /** A duration of at least `min`, or `inf` (None): no limit. */
+  def durationOrInfinite(min: Long): String => Either[String, Option[Long]] = raw =>
+    if (raw.trim.equalsIgnoreCase("inf")) Right(None)
+    else durationMillis(min, Long.MaxValue)(raw).map(Some(_)).left.map(_ + ", or inf")
+
   def bytes(min: Long, max: Long): String => Either[String, Long] =
     bounded(ByteSizes.parseBytes, min, max, ByteSizes.format)
 

@@ -47,6 +47,7 @@ object ErrorCondition {
   val SinkStreamUnset: ErrorCondition = declare("KINESIS_SINK_STREAM_UNSET")
   val StreamNotFound: ErrorCondition = declare("KINESIS_STREAM_NOT_FOUND")
   val StreamRecreated: ErrorCondition = declare("KINESIS_STREAM_RECREATED")
+  val Unavailable: ErrorCondition = declare("KINESIS_UNAVAILABLE")
   val V1SourceUnsupported: ErrorCondition = declare("KINESIS_V1_SOURCE_UNSUPPORTED")
   val WriteFailed: ErrorCondition = declare("KINESIS_WRITE_FAILED")
 

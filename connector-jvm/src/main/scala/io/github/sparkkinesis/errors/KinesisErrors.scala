@@ -33,6 +33,32 @@ object KinesisErrors {
   /** A read given a schema: the source's is fixed, `columns` lists it. */
   def schemaFixed(columns: String): KinesisIllegalArgumentException = argument(SchemaFixed, "columns" -> columns)
 
+  /**
+   * Every call for a stream has failed for longer than the option outageTimeout allows.
+   *
+   * @param lastSuccess when a call last succeeded, as a phrase
+   * @param timeout     the option's value
+   */
+  def unavailable(
+      stream: String,
+      where: String,
+      purpose: String,
+      seconds: Long,
+      lastSuccess: String,
+      timeout: String,
+      cause: Throwable): KinesisException =
+    error(
+      Unavailable,
+      cause,
+      "stream" -> stream,
+      "where" -> where,
+      "purpose" -> purpose,
+      "seconds" -> seconds.toString,
+      "lastSuccess" -> lastSuccess,
+      "timeout" -> timeout,
+      "cause" -> Option(cause).map(rootMessage).getOrElse("none")
+    )
+
   def v1SourceUnsupported(): KinesisException = error(V1SourceUnsupported, null)
 
   def noRegion(endpoint: Option[String]): KinesisIllegalArgumentException =

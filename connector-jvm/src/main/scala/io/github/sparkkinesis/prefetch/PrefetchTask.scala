@@ -74,7 +74,7 @@ object PrefetchTask {
     val fetchers = spec.shards.map(s => new ShardFetcher(api, s, config, spec.arrivedBefore, clock, subscriptions))
     val futures: Seq[Future[Option[FetchFailure]]] = fetchers.map { fetcher =>
       threads.submit(new Callable[Option[FetchFailure]] {
-        override def call(): Option[FetchFailure] = readUntilDone(fetcher, progress, clock)
+        override def call(): Option[FetchFailure] = readUntilDone(fetcher, progress, clock, api.target)
       })
     }
     val failures =
@@ -127,8 +127,15 @@ object PrefetchTask {
     try f.get()
     catch { case e: ExecutionException => throw e.getCause }
 
-  /** One shard's thread: calls as the pacing allows until the task is over; returns a failure, if any. */
-  private def readUntilDone(fetcher: ShardFetcher, progress: Progress, clock: Clock): Option[FetchFailure] = {
+  /**
+   * One shard's thread: calls as the pacing allows until the task is over; returns a failure, if any. An
+   * outage is logged on the driver (see `health.KinesisHealth`), not by every task.
+   */
+  private def readUntilDone(
+      fetcher: ShardFetcher,
+      progress: Progress,
+      clock: Clock,
+      target: String): Option[FetchFailure] = {
     var counted = false
     def update(): Unit = if (!counted && fetcher.caughtUp) {
       counted = true
@@ -149,26 +156,14 @@ object PrefetchTask {
       None
     } catch {
       case e: KinesisApiException =>
-        log.warn(s"Prefetching stopped for this task on a failed call: $e")
-        val action = e match {
-          case denied: KinesisApiException.AccessDenied => denied.action
-          case _ if fetcher.subscribes => "SubscribeToShard"
-          case _ => "GetRecords"
-        }
-        Some(FetchFailure(kindOf(e, fetcher.subscribes), action, e.getMessage))
+        val failure = FetchFailure.of(e, fetcher.shard, fetcher.subscribes, target)
+        if (failure.kind == FetchFailure.Transient) log.debug(s"Prefetching ${fetcher.shard} failed: $e")
+        else log.warn(s"Prefetching ${fetcher.shard} stopped for this task on a failed call: $e")
+        Some(failure)
     } finally {
       fetcher.close()
       if (!counted) progress.shardCaughtUp()
     }
-  }
-
-  private def kindOf(e: KinesisApiException, subscribes: Boolean): FetchFailure.Kind = e match {
-    case _: KinesisApiException.ResourceNotFound if subscribes => FetchFailure.ConsumerGone
-    case _: KinesisApiException.ResourceNotFound => FetchFailure.StreamNotFound
-    case _: KinesisApiException.AccessDenied => FetchFailure.AccessDenied
-    case _: KinesisApiException.Unreachable => FetchFailure.Unreachable
-    case _: KinesisApiException.TrimmedSequence => FetchFailure.DataLoss
-    case _ => FetchFailure.Other
   }
 
   /** What the shard threads of one task share: the deadline, who is caught up, and how much is held. */

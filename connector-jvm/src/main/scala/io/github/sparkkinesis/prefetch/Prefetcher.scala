@@ -2,9 +2,11 @@ package io.github.sparkkinesis.prefetch
 
 import scala.util.control.NonFatal
 
+import io.github.sparkkinesis.client.ApiFailures
 import io.github.sparkkinesis.config.{ByteSizes, PrefetchConfig}
 import io.github.sparkkinesis.consumers.StreamConsumers
-import io.github.sparkkinesis.errors.{ErrorCondition, KinesisErrors}
+import io.github.sparkkinesis.errors.{ErrorCondition, KinesisErrors, KinesisException}
+import io.github.sparkkinesis.health.KinesisHealth
 import io.github.sparkkinesis.util.{Clock, DaemonThreads}
 import org.slf4j.LoggerFactory
 
@@ -25,14 +27,16 @@ trait PrefetchJobs {
  * The driver's background prefetch loop. While the query runs it starts one prefetch job after another,
  * each reading every shard the catalog wants read, grouped `shardsPerTask` to a task, and hands each job's
  * blocks to the catalog. It pauses while the uncommitted prefetched data exceeds `fetchBufferSize`.
- * Failures of Kinesis calls are retried with backoff; a stream that is gone, denied access, or failures
- * that persist stop the query through [[BlockCatalog.fail]].
+ * Failures of Kinesis calls are retried with backoff: an outage (Kinesis cannot be reached, or fails
+ * every call) until `health` says it has lasted the option outageTimeout, other failures of a shard until
+ * [[Prefetcher.MaxConsecutiveFailures]] in a row; a stream that is gone, denied access, records lost, or
+ * those limits reached stop the query through [[BlockCatalog.fail]], with the error as the user sees it.
  *
  * Under `consumerMode` efo, open shards are read through the query's consumers, which `consumers` keeps
  * registered; closed shards are always polled, as GetRecords is what tells for certain where a closed
  * shard ends.
  *
- * @param target  endpoint and region, for error messages
+ * @param health  whether Kinesis answers the source's calls
  * @param arrivedBefore under Trigger.AvailableNow the run's start, else Long.MaxValue
  * @param consumers     the query's enhanced fan-out consumers, under consumerMode efo
  */
@@ -44,8 +48,8 @@ final class Prefetcher(
     streamId: Int,
     arrivedBefore: () => Long,
     description: String,
-    target: String,
     clock: Clock,
+    health: KinesisHealth,
     consumers: Option[StreamConsumers] = None) {
   import Prefetcher._
 
@@ -90,10 +94,17 @@ final class Prefetcher(
       failedJobs = 0
       remove(catalog.accept(outcomes))
       outcomes.foreach(checkFailure)
+      health.check()
     } catch {
       case e @ ErrorCondition(condition) if !stopped && needsFix(condition) => catalog.fail(e)
       // The connector's classes clash (two class loaders, a wrong jar): trying again cannot help.
       case e: ClassCastException if !stopped => catalog.fail(KinesisErrors.prefetchBroken(description, e))
+      // A driver call of the job (the consumers', under efo) found Kinesis unreachable.
+      case e: KinesisException if !stopped && ApiFailures.transient(e) =>
+        health.failedAll(e)
+        try health.check()
+        catch { case unavailable: KinesisException => catalog.fail(unavailable) }
+        clock.sleep(RetryPauseMs)
       case NonFatal(e) if !stopped =>
         // Tasks of a failed job that did finish have stored blocks the catalog never heard of.
         removeStray()
@@ -119,10 +130,13 @@ final class Prefetcher(
       shards.map(s => if (s.closed) s else s.copy(consumerArn = arns.get(s.shard.stream)))
   }
 
-  /** Failures of registering consumers that retrying does not cure. */
+  /** Failures that retrying does not cure: of registering consumers, or an outage that lasted too long. */
   private def needsFix(condition: ErrorCondition): Boolean =
-    Set(ErrorCondition.AccessDenied, ErrorCondition.StreamNotFound, ErrorCondition.ConsumerNotActive)
-      .contains(condition)
+    Set(
+      ErrorCondition.AccessDenied,
+      ErrorCondition.StreamNotFound,
+      ErrorCondition.ConsumerNotActive,
+      ErrorCondition.Unavailable).contains(condition)
 
   /** A shard whose prefetch failed waits before its next call, longer with each failure in a row. */
   private def pauseAfterFailure(o: ShardFetchOutcome): ShardFetchOutcome =
@@ -133,22 +147,22 @@ final class Prefetcher(
       o.copy(cursor = o.cursor.copy(notBeforeMs = clock.nowMillis() + pause))
     }
 
-  /** A stream that is gone or denied stops the query; other failures stop it when they persist. */
-  private def checkFailure(o: ShardFetchOutcome): Unit = o.failure.foreach { f =>
-    val failures = catalog.failures(o.shard)
-    f.kind match {
-      case FetchFailure.StreamNotFound => catalog.fail(KinesisErrors.streamNotFound(o.shard.stream, target, null))
-      case FetchFailure.ConsumerGone => consumers.foreach(_.lost(o.shard.stream))
-      case FetchFailure.DataLoss =>
-        catalog.fail(KinesisErrors.dataLoss(o.shard.stream, o.shard.shardId, f.message, "retention trimmed them"))
-      case FetchFailure.AccessDenied =>
-        catalog.fail(KinesisErrors.accessDenied(f.action, o.shard.stream, target, new RuntimeException(f.message)))
-      case _ if failures >= MaxConsecutiveFailures =>
-        catalog.fail(
-          KinesisErrors.kinesisCallFailed(f.action, o.shard.stream, target, new RuntimeException(f.message))
-        )
-      case _ => log.warn(s"Prefetching ${o.shard} failed ($failures in a row); trying again: ${f.message}")
-    }
+  /**
+   * What a shard's outcome says: a call that succeeded, part of an outage (which `health` bounds), a lost
+   * consumer to register again, or a failure that stops the query at once or once it persists.
+   */
+  private def checkFailure(o: ShardFetchOutcome): Unit = o.failure match {
+    case None => if (o.calls > 0) health.succeeded(o.shard.stream)
+    case Some(f) =>
+      f.kind match {
+        case FetchFailure.Fatal => catalog.fail(f.error)
+        case FetchFailure.ConsumerGone => consumers.foreach(_.lost(o.shard.stream))
+        case FetchFailure.Transient => health.failed(o.shard.stream, f.error)
+        case FetchFailure.Other =>
+          val failures = catalog.failures(o.shard)
+          if (failures >= MaxConsecutiveFailures) catalog.fail(f.error)
+          else log.warn(s"Prefetching ${o.shard} failed ($failures in a row); trying again: ${f.error.getMessage}")
+      }
   }
 
   private def remove(blocks: Seq[BlockRef]): Unit =

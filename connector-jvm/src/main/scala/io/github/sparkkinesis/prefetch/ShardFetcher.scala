@@ -5,7 +5,7 @@ import scala.collection.mutable.ArrayBuffer
 import io.github.sparkkinesis.client.{IteratorStart, KinesisApi, KinesisRecord}
 import io.github.sparkkinesis.config.PrefetchConfig
 import io.github.sparkkinesis.kpl.Deaggregation
-import io.github.sparkkinesis.offsets.ShardPosition
+import io.github.sparkkinesis.offsets.{ShardKey, ShardPosition}
 import io.github.sparkkinesis.util.Clock
 
 /**
@@ -97,6 +97,8 @@ final class ShardFetcher(
 
   /** Whether the shard is read through an enhanced fan-out subscription. */
   def subscribes: Boolean = spec.consumerArn.isDefined
+
+  def shard: ShardKey = key
 
   /** Releases what the reads hold open; called by the task when it is over. */
   def close(): Unit = reads.close()

@@ -2,22 +2,27 @@ package io.github.sparkkinesis.shards
 
 import scala.util.control.NonFatal
 
-import io.github.sparkkinesis.client.{KinesisApi, KinesisApiException, ShardInfo}
-import io.github.sparkkinesis.fetch.Backoff
+import io.github.sparkkinesis.client.{ApiFailures, KinesisApi, KinesisApiException, ShardInfo}
+import io.github.sparkkinesis.health.KinesisHealth
 import io.github.sparkkinesis.offsets.ShardKey
 import io.github.sparkkinesis.util.Clock
 import org.slf4j.LoggerFactory
 
 /**
  * Lists the shards of the query's streams, in ListShards pages of `pageSize` (the option
- * `maxShardsPerDescribe`), at most once per `intervalMs` (the option `shardFetchInterval`). A failure is never
- * fatal at once: the first listing is tried again with backoff, [[ShardDiscovery.MaxAttempts]] times in all,
- * unless the stream does not exist or access is denied; a later refresh that fails keeps the previous list
- * and logs the failure (reshards are then seen late, but the query goes on). Driver side; not thread-safe:
- * the stream makes one call at a time.
+ * `maxShardsPerDescribe`), at most once per `intervalMs` (the option `shardFetchInterval`). The first listing
+ * throws its failure (the source retries one that may pass: `source.KinesisMicroBatchStream`); a later
+ * refresh that fails keeps the previous list until the next interval (reshards are then seen late, but the
+ * query goes on), and a failure that may pass is reported to `health`, which logs and bounds outages.
+ * Driver side; not thread-safe: the stream makes one call at a time.
  */
-final class ShardDiscovery(api: KinesisApi, streams: Seq[String], pageSize: Int, intervalMs: Long, clock: Clock) {
-  import ShardDiscovery._
+final class ShardDiscovery(
+    api: KinesisApi,
+    streams: Seq[String],
+    pageSize: Int,
+    intervalMs: Long,
+    clock: Clock,
+    health: KinesisHealth) {
 
   private val log = LoggerFactory.getLogger(getClass)
 
@@ -29,47 +34,29 @@ final class ShardDiscovery(api: KinesisApi, streams: Seq[String], pageSize: Int,
     cached match {
       case Some(known) if now - refreshedAt < intervalMs => known
       case Some(known) =>
-        try remember(list(), now)
+        refreshedAt = now
+        try remember(list())
         catch {
+          case e: KinesisApiException if ApiFailures.outage(e) =>
+            streams.foreach(health.failed(_, e))
+            known
           case NonFatal(e) =>
             log.warn(s"Listing the shards of ${streams.mkString(",")} failed; using the previous list: $e")
             known
         }
-      case None => remember(firstList(), now)
+      case None =>
+        val listed = list()
+        refreshedAt = now
+        remember(listed)
     }
   }
 
-  private def remember(listed: Map[ShardKey, ShardInfo], now: Long): Map[ShardKey, ShardInfo] = {
+  private def remember(listed: Map[ShardKey, ShardInfo]): Map[ShardKey, ShardInfo] = {
     cached = Some(listed)
-    refreshedAt = now
+    streams.foreach(health.succeeded)
     listed
   }
 
   private def list(): Map[ShardKey, ShardInfo] =
     streams.flatMap(s => api.listShards(s, pageSize).map(i => ShardKey(s, i.shardId) -> i)).toMap
-
-  private def firstList(): Map[ShardKey, ShardInfo] = {
-    val backoff = new Backoff(RetryMinMs, RetryMaxMs, clock)
-    var attempt = 1
-    var listed = Option.empty[Map[ShardKey, ShardInfo]]
-    while (listed.isEmpty) {
-      try listed = Some(list())
-      catch {
-        case e @ (_: KinesisApiException.ResourceNotFound | _: KinesisApiException.AccessDenied) => throw e
-        case e: KinesisApiException if attempt < MaxAttempts =>
-          log.warn(s"Listing the shards of ${streams.mkString(",")} failed (attempt $attempt of $MaxAttempts): $e")
-          backoff.sleep()
-          attempt += 1
-      }
-    }
-    listed.get
-  }
-}
-
-object ShardDiscovery {
-
-  /** Attempts at the first listing before the query fails. */
-  val MaxAttempts = 5
-  private val RetryMinMs = 500L
-  private val RetryMaxMs = 8000L
 }

@@ -42,7 +42,12 @@ final class KinesisDataWriter(
 
   private val requests: ExecutorService = DaemonThreads.fixedPool("kinesis-put", config.maxInFlightRequests)
   private val sender =
-    new RecordSender(api, SendSettings(config.maxInFlightRequests, config.retryTimeoutMs), clock, requests, task)
+    new RecordSender(
+      api,
+      SendSettings(config.maxInFlightRequests, config.retryTimeoutMs, config.outageTimeoutMs),
+      clock,
+      requests,
+      task)
   private val aggregator = config.aggregateMaxBytes.map { maxBytes =>
     new RecordAggregator(maxBytes, stream => ShardMap.shared(api, stream, clock), sender.add)
   }

@@ -9,15 +9,19 @@ import scala.collection.mutable
 import io.github.sparkkinesis.client.{ApiFailures, KinesisApi, KinesisApiException, PutRecord}
 import io.github.sparkkinesis.errors.KinesisErrors
 import io.github.sparkkinesis.fetch.Backoff
+import io.github.sparkkinesis.health.KinesisHealth
 import io.github.sparkkinesis.util.Clock
 
 /**
  * How a writing task sends records.
  *
  * @param maxInFlight      PutRecords requests of one task under way at once
- * @param retryDeadlineMs  how long a request's failed records are tried again before the task fails
+ * @param retryDeadlineMs  how long records Kinesis turns down (or requests it throttles) are tried again
+ *                         before the task fails: the option writeRetryTimeout
+ * @param outageTimeoutMs  how long requests are tried again while every one fails (Kinesis cannot be
+ *                         reached, or answers with 5xx errors): the option outageTimeout; None: forever
  */
-final case class SendSettings(maxInFlight: Int, retryDeadlineMs: Long)
+final case class SendSettings(maxInFlight: Int, retryDeadlineMs: Long, outageTimeoutMs: Option[Long])
 
 /**
  * What a task has sent, for the sink's metrics: Kinesis records and the rows in them (more than one per
@@ -36,9 +40,11 @@ final class SendCounters {
  * Sends one writing task's records to Kinesis with PutRecords: packed per stream into requests of at most
  * 500 records and 5 MiB, at most `maxInFlight` requests under way. What may succeed when sent again is
  * sent again after a jittered, growing pause until `retryDeadlineMs` has passed since the request was first
- * sent: records Kinesis turns down (throttled, or an internal failure), and requests throttled, failed with
- * a 5xx, timed out or not connected ([[ApiFailures.retryable]]); then the task fails with how many records
- * were not written and why. A request Kinesis refuses as such (a stream that does not exist, access denied,
+ * sent: records Kinesis turns down (throttled, or an internal failure) and requests it throttles; then the
+ * task fails with how many records were not written and why. While requests fail as a whole because
+ * Kinesis cannot be reached or answers with 5xx errors (an outage, [[ApiFailures.outage]]), they are sent
+ * again until `outageTimeoutMs`, logged as `health.KinesisHealth` does, then the task fails with
+ * `KINESIS_UNAVAILABLE`. A request Kinesis refuses as such (a stream that does not exist, access denied,
  * a value it does not accept, a KMS key it cannot use) fails the task at once, with the error the source
  * gives for the same cause and the row it failed at. A record is never dropped without an error. Records
  * may be written twice when a request's answer is lost and it is sent again (delivery is at least once).
@@ -56,6 +62,7 @@ final class RecordSender(
     val counters: SendCounters = new SendCounters) {
   import RecordSender._
 
+  private val health = new KinesisHealth(api.target, task, "write to", settings.outageTimeoutMs, clock)
   private val pending = mutable.LinkedHashMap.empty[String, Pending]
   private val slots = new Semaphore(settings.maxInFlight)
   private val underWay = mutable.ArrayBuffer.empty[Future[Unit]]
@@ -116,7 +123,8 @@ final class RecordSender(
 
   /** One request, and its failed records again until they are written or the deadline passes. */
   private def deliver(stream: String, records: Vector[Entry]): Unit = {
-    val deadline = clock.nowMillis() + settings.retryDeadlineMs
+    var deadline = clock.nowMillis() + settings.retryDeadlineMs
+    var inOutage = false
     val backoff = new Backoff(RetryMinMs, RetryMaxMs, clock)
     var left = records
     var attempts = 0
@@ -126,6 +134,12 @@ final class RecordSender(
       val failed =
         try {
           val results = api.putRecords(stream, left.map(_.record))
+          health.succeeded(stream)
+          if (inOutage) {
+            // Records turned down from here on get their whole writeRetryTimeout again.
+            inOutage = false
+            deadline = clock.nowMillis() + settings.retryDeadlineMs
+          }
           val turnedDown = left.zip(results).filterNot(_._2.succeeded)
           if (turnedDown.exists(_._2.errorCode.contains(Throttled))) counters.throttledRequests.incrementAndGet()
           val written = left.zip(results).filter(_._2.succeeded).map(_._1)
@@ -139,14 +153,17 @@ final class RecordSender(
             counters.throttledRequests.incrementAndGet()
             lastErrors = Map(s"request throttled: ${e.getMessage}" -> left.size)
             left
-          case e: KinesisApiException if ApiFailures.retryable(e) =>
+          case e: KinesisApiException if ApiFailures.outage(e) =>
+            health.failed(stream, e)
+            inOutage = true
             lastErrors = Map(s"request failed: ${e.getMessage}" -> left.size)
             left
           case e: KinesisApiException =>
             throw ApiFailures.toUserFacing(e, "PutRecords", stream, api.target, "write to", Some(culprit(left, e)))
         }
       if (failed.nonEmpty) {
-        if (clock.nowMillis() >= deadline) {
+        if (inOutage) health.check()
+        else if (clock.nowMillis() >= deadline) {
           val reasons = lastErrors.toSeq.sortBy(-_._2).map { case (why, n) => s"$n: $why" }.mkString("; ")
           throw KinesisErrors.writeFailed(stream, records.size, failed.size, attempts, reasons, null)
         }

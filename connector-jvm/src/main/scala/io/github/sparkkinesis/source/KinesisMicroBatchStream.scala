@@ -5,7 +5,9 @@ import scala.jdk.CollectionConverters._
 import io.github.sparkkinesis.client.{ApiFailures, KinesisApi, KinesisClientFactory, ShardInfo}
 import io.github.sparkkinesis.config.{AwsConfig, InitialPosition, KinesisOptions, KinesisSourceConfig, TriggerLimits}
 import io.github.sparkkinesis.consumers.StreamConsumers
-import io.github.sparkkinesis.errors.{ErrorCondition, KinesisErrors}
+import io.github.sparkkinesis.errors.{ErrorCondition, KinesisErrors, KinesisException}
+import io.github.sparkkinesis.fetch.Backoff
+import io.github.sparkkinesis.health.KinesisHealth
 import io.github.sparkkinesis.offsets.{KinesisSourceOffset, ShardKey, ShardPosition, StreamIdentity}
 import io.github.sparkkinesis.prefetch._
 import io.github.sparkkinesis.shards.{ShardDiscovery, ShardLineage, StreamIdentities}
@@ -47,8 +49,11 @@ final class KinesisMicroBatchStream(
     apiInUse = Some(created)
     created
   }
+
+  /** Whether Kinesis answers the source's calls; bounds outages by the option outageTimeout. */
+  private lazy val health = new KinesisHealth(api.target, config.description, "read", config.outageTimeoutMs, clock)
   private lazy val discovery =
-    new ShardDiscovery(api, config.streams, config.maxShardsPerDescribe, config.shardFetchIntervalMs, clock)
+    new ShardDiscovery(api, config.streams, config.maxShardsPerDescribe, config.shardFetchIntervalMs, clock, health)
   private lazy val identities = new StreamIdentities(api, config.streams)
 
   /** The block id namespace of this source. */
@@ -64,8 +69,8 @@ final class KinesisMicroBatchStream(
       streamId,
       () => availableNowCutoff.getOrElse(Long.MaxValue),
       config.description,
-      api.target,
       clock,
+      health,
       consumers
     )
     prefetcherInUse = Some(created)
@@ -140,6 +145,7 @@ final class KinesisMicroBatchStream(
     val from = start.asInstanceOf[KinesisSourceOffset]
     val recorded = checkIdentities(from)
     val listed = listShards()
+    health.check()
     identities.checkShards(from.shards, listed)
     val tracked = ShardLineage.track(withoutExpiredShards(from.shards, listed), listed)
     val readable = tracked.filter { case (key, _) => ShardLineage.readable(key, tracked, listed) }
@@ -242,7 +248,24 @@ final class KinesisMicroBatchStream(
     throw e
   }
 
-  private def listShards(): Map[ShardKey, ShardInfo] = onDriver("ListShards")(discovery.shards())
+  /**
+   * The streams' shards. While Kinesis cannot be reached (or fails every call) at the first listing, tries
+   * again with backoff until the option outageTimeout has passed, as prefetching does later.
+   */
+  private def listShards(): Map[ShardKey, ShardInfo] = {
+    lazy val backoff = new Backoff(ListRetryMinMs, ListRetryMaxMs, clock)
+    var listed = Option.empty[Map[ShardKey, ShardInfo]]
+    while (listed.isEmpty) {
+      try listed = Some(onDriver("ListShards")(discovery.shards()))
+      catch {
+        case e: KinesisException if ApiFailures.transient(e) =>
+          config.streams.foreach(health.failed(_, e))
+          health.check()
+          backoff.sleep()
+      }
+    }
+    listed.get
+  }
 
   /** A Kinesis call of the query's thread, with failures a user can act on made into clear errors. */
   private def onDriver[T](action: String)(body: => T): T =
@@ -287,7 +310,9 @@ final class KinesisMicroBatchStream(
    * looked like KPL aggregated records but were corrupt and were passed on whole.
    */
   override def metrics(latestConsumedOffset: java.util.Optional[Offset]): java.util.Map[String, String] = {
-    val behind = catalog.millisBehindLatest
+    // A stream whose calls fail has no lag to show: the last one known would say all is well.
+    val failing = config.streams.filter(health.failing).toSet
+    val behind = catalog.millisBehindLatest.filter { case (key, _) => !failing.contains(key.stream) }
     val (total, closed) = lastShardCounts
     val lag =
       if (behind.isEmpty) Map.empty[String, String]
@@ -298,7 +323,12 @@ final class KinesisMicroBatchStream(
           "maxMsBehindLatest" -> values.max.toString,
           "minMsBehindLatest" -> values.min.toString)
       }
-    (lag ++ Map(
+    val sinceSuccess = config.streams.map(s => s -> health.secondsSinceLastSuccess(s))
+    val perStream =
+      if (config.streams.size < 2) Map.empty[String, String]
+      else sinceSuccess.map { case (s, seconds) => s"secondsSinceLastSuccessfulCall.$s" -> seconds.toString }.toMap
+    (lag ++ perStream ++ Map(
+      "secondsSinceLastSuccessfulCall" -> sinceSuccess.map(_._2).max.toString,
       "totalPrefetchedBytes" -> catalog.bufferedBytes.toString,
       "numTotalShards" -> total.toString,
       "numClosedShards" -> closed.toString,
@@ -333,6 +363,10 @@ object KinesisMicroBatchStream {
 
   /** How long AvailableNow waits for the prefetcher between looks at the catalog. */
   val AvailableNowWaitMs = 100L
+
+  /** Pauses between attempts at the first listing of the shards while Kinesis cannot be reached. */
+  private val ListRetryMinMs = 500L
+  private val ListRetryMaxMs = 10000L
 
   /** The id of the streaming query whose thread calls, as Spark sets it; stable across restarts. */
   def streamingQueryId(): Option[String] =

@@ -53,7 +53,8 @@ class ErrorConditionsSuite extends AnyFunSuite {
       KinesisErrors.sinkStreamUnset(),
       KinesisErrors.saveModeUnsupported("Overwrite", "a stream cannot be emptied"),
       KinesisErrors.schemaFixed("data, streamName"),
-      KinesisErrors.v1SourceUnsupported()
+      KinesisErrors.v1SourceUnsupported(),
+      KinesisErrors.unavailable("s", "here", "read", 600, "no call has succeeded since then", "10m", cause)
     )
     made.foreach { e =>
       assert(e.getMessage.startsWith(s"[${e.getCondition}] "), e.getMessage)

@@ -129,19 +129,21 @@ class KinesisSourceIntegrationSuite extends AnyFunSuite with SourceIntegration {
     assert(!message.contains(KinesisEmulator.SecretKey), message)
   }
 
-  test("an unreachable endpoint fails the query naming the endpoint", Integration) {
+  test("an unreachable endpoint fails the query after outageTimeout, naming the endpoint", Integration) {
     val closed = s"http://127.0.0.1:${KinesisEmulator.freePort()}"
     val df = spark.readStream
       .format("kinesis")
       .option("streamName", "anything")
       .option("endpoint", closed)
       .option("region", region)
+      .option("outageTimeout", "5s")
       .options(credentialOptions)
       .load()
     val query = new BatchCollector().start(df, newCheckpoint())
     eventually("the query to fail")(query.exception.isDefined)
     val message = query.exception.get.getMessage
-    assert(message.contains("KINESIS_ENDPOINT_UNREACHABLE"), message)
+    assert(message.contains("[KINESIS_UNAVAILABLE] Every call to Kinesis at"), message)
+    assert(message.contains("(no call has succeeded since"), message)
     assert(message.contains(closed), message)
     assert(message.contains("stream 'anything'"), message)
   }

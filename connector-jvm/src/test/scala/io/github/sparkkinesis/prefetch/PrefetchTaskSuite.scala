@@ -78,7 +78,9 @@ class PrefetchTaskSuite extends AnyFunSuite {
     )
     val shortTask = config.copy(maxFetchDurationMs = 500)
     val outcomes = PrefetchTask.run(bogus, shortTask, api, new InMemoryBlockStore, SystemClock, taskAttemptId = 1)
-    assert(outcomes(1).failure.map(_.kind).contains(FetchFailure.StreamNotFound))
+    val failure = outcomes(1).failure.get
+    assert(failure.kind == FetchFailure.Fatal)
+    assert(failure.error.getCondition == "KINESIS_STREAM_NOT_FOUND" && failure.error.getMessage.contains("'gone'"))
     assert(outcomes.head.failure.isEmpty)
   }
 

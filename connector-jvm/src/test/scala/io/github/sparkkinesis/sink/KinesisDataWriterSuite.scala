@@ -15,7 +15,7 @@ class KinesisDataWriterSuite extends AnyFunSuite {
     val clock = new ManualClock()
     val api = new FakeKinesisApi(clock)
     val shards: Map[String, String] = Seq("s", "other").map(s => s -> api.createStream(s, 1).head).toMap
-    val config = KinesisSinkConfig(Some("s"), StreamFixture.Aws, nullData, 2, 60000, aggregate)
+    val config = KinesisSinkConfig(Some("s"), StreamFixture.Aws, nullData, 2, 60000, aggregate, Some(600000))
     // (partitionKey, data as string, stream)
     val columns = SinkColumns(data = 1, dataIsString = true, partitionKey = 0, explicitHashKey = None, stream = Some(2))
     val writer = new KinesisDataWriter(config, columns, api, clock, "partition 0 (task 1)")

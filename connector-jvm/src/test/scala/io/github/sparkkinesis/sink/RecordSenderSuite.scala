@@ -15,11 +15,16 @@ class RecordSenderSuite extends AnyFunSuite with BeforeAndAfterAll {
 
   override def afterAll(): Unit = requests.shutdown()
 
-  private class Fixture(maxInFlight: Int = 1, deadlineMs: Long = 60000) {
+  private class Fixture(maxInFlight: Int = 1, deadlineMs: Long = 60000, outageMs: Long = 600000) {
     val clock = new ManualClock()
     val api = new FakeKinesisApi(clock)
     val shard: String = api.createStream("s", 1).head
-    val sender = new RecordSender(api, SendSettings(maxInFlight, deadlineMs), clock, requests, "partition 0 of epoch 1")
+    val sender = new RecordSender(
+      api,
+      SendSettings(maxInFlight, deadlineMs, Some(outageMs)),
+      clock,
+      requests,
+      "partition 0 of epoch 1")
 
     def written: Seq[String] = api.records("s", shard).map(r => new String(r.data, UTF_8))
   }
@@ -116,5 +121,24 @@ class RecordSenderSuite extends AnyFunSuite with BeforeAndAfterAll {
     f.sender.flush()
     assert(f.written == (1 to 10).map(i => s"r$i"))
     assert(f.api.calls("PutRecords") == 4)
+  }
+
+  test("an outage is tried through for outageTimeout, not writeRetryTimeout: every record arrives once after it") {
+    val f = new Fixture(deadlineMs = 10000)
+    f.api.putRequestFailures ++= Seq.fill(20)(new KinesisApiException.Unreachable("Connection refused", null))
+    (1 to 10).foreach(i => f.sender.add("s", record(i), 1, i.toLong))
+    f.sender.flush()
+    assert(f.clock.slept > 10000, "longer than writeRetryTimeout")
+    assert(f.written == (1 to 10).map(i => s"r$i"))
+  }
+
+  test("an outage longer than outageTimeout fails the task with KINESIS_UNAVAILABLE, as the source fails") {
+    val f = new Fixture(deadlineMs = 10000, outageMs = 60000)
+    f.api.down = true
+    (1 to 5).foreach(i => f.sender.add("s", record(i), 1, i.toLong))
+    val e = intercept[KinesisException](f.sender.flush())
+    assert(e.getCondition == "KINESIS_UNAVAILABLE", e.getMessage)
+    assert(e.getMessage.contains("to write to stream 's' has failed for 6"), e.getMessage)
+    assert(e.getMessage.contains("The last failure: Connection refused."), e.getMessage)
   }
 }

@@ -15,12 +15,31 @@ import java.io.File
 final class EmulatorProcess(root: File, region: String) {
 
   private val server = new ServerProcess("kinesis-emulator")
+  @volatile private var started = Option.empty[(Int, Option[File])]
 
-  /** Starts the emulator and returns its plain-HTTP endpoint once it listens. */
-  def start(): String = {
+  /**
+   * Starts the emulator and returns its plain-HTTP endpoint once it listens. With `dataDir`, it keeps its
+   * streams and records there (written every second) and loads them when it starts again.
+   */
+  def start(dataDir: Option[File] = None): String = start(ServerProcess.freePort(), dataDir)
+
+  /** Starts the emulator stopped by [[stop]] again, on its port, with its data. */
+  def restart(): String = {
+    val (port, dataDir) = started.getOrElse(sys.error("the emulator was never started"))
+    start(port, dataDir)
+  }
+
+  private def start(port: Int, dataDir: Option[File]): String = {
     val main = new File(root, "tests/node_modules/kinesis-local/main.js")
     require(main.exists(), s"$main is missing: run `npm ci` in tests/ (dev/test does it)")
-    val port = ServerProcess.freePort()
+    started = Some((port, dataDir))
+    val persistence = dataDir.toSeq.flatMap { dir =>
+      Seq(
+        "SHOULD_PERSIST_DATA" -> "true",
+        "LOAD_DATA_IF_EXISTS" -> "true",
+        "PERSIST_PATH" -> dir.getPath,
+        "PERSIST_INTERVAL" -> "1s")
+    }
     val env = Map(
       "KINESIS_MOCK_CERT_PATH" -> new File(main.getParentFile, "server.json").getPath,
       "KINESIS_MOCK_PLAIN_PORT" -> port.toString,
@@ -28,13 +47,13 @@ final class EmulatorProcess(root: File, region: String) {
       "AWS_REGION" -> region,
       "SHARD_LIMIT" -> "200",
       "LOG_LEVEL" -> "WARN"
-    ) ++ Seq("CREATE_STREAM", "DELETE_STREAM", "MERGE_SHARDS", "SPLIT_SHARD", "UPDATE_SHARD_COUNT")
+    ) ++ persistence ++ Seq("CREATE_STREAM", "DELETE_STREAM", "MERGE_SHARDS", "SPLIT_SHARD", "UPDATE_SHARD_COUNT")
       .map(op => s"${op}_DURATION" -> "100ms")
     server.start(
       Seq("node", main.getPath),
       env,
       port,
-      new File(root, s"connector-jvm/target/kinesis-emulator-$port.log"))
+      new File(root, s"connector-jvm/target/kinesis-emulator-$port-${System.nanoTime()}.log"))
     s"http://127.0.0.1:$port"
   }
 

@@ -131,6 +131,7 @@ final class FakeKinesisApi(clock: ManualClock) extends KinesisApi {
 
   override def describeStream(stream: String): StreamSummary = synchronized {
     calls("DescribeStreamSummary") += 1
+    reachable()
     val shards = streams.getOrElse(stream, throw notFound(stream))
     if (denyDescribe) throw new KinesisApiException.AccessDenied("DescribeStreamSummary", "not authorized", null)
     val arn = s"arn:aws:kinesis:us-east-1:000000000000:stream/$stream"
@@ -139,6 +140,7 @@ final class FakeKinesisApi(clock: ManualClock) extends KinesisApi {
 
   override def listShards(stream: String, pageSize: Int): Seq[ShardInfo] = synchronized {
     calls("ListShards") += 1
+    reachable()
     if (failNextListShards > 0) {
       failNextListShards -= 1
       throw new KinesisApiException.Failed("InternalFailure", null)
@@ -148,6 +150,7 @@ final class FakeKinesisApi(clock: ManualClock) extends KinesisApi {
 
   override def getShardIterator(stream: String, shardId: String, start: IteratorStart): String = synchronized {
     calls("GetShardIterator") += 1
+    reachable()
     s"$stream|$shardId|${startIndex(stream, shardId, start)}|$iteratorEpoch"
   }
 
@@ -177,6 +180,7 @@ final class FakeKinesisApi(clock: ManualClock) extends KinesisApi {
 
   override def getRecords(stream: String, shardId: String, iterator: String, limit: Int): RecordBatch = synchronized {
     calls("GetRecords") += 1
+    reachable()
     val Array(s, id, index, epoch) = iterator.split('|')
     require(s == stream && id == shardId, s"iterator $iterator used for $stream/$shardId")
     if (epoch.toInt < iteratorEpoch) throw new KinesisApiException.ExpiredIterator(s"$iterator expired", null)
@@ -199,6 +203,11 @@ final class FakeKinesisApi(clock: ManualClock) extends KinesisApi {
   /** How many of the next PutRecords requests fail as a whole, throttled. */
   @volatile var throttleNextPutRequests = 0
 
+  /** While true, every call fails as when Kinesis cannot be reached. */
+  @volatile var down = false
+
+  private def reachable(): Unit = if (down) throw new KinesisApiException.Unreachable("Connection refused", null)
+
   /** Failures the next PutRecords requests fail with as a whole, one each, in order. */
   val putRequestFailures: mutable.Queue[KinesisApiException] = mutable.Queue.empty
 
@@ -207,6 +216,7 @@ final class FakeKinesisApi(clock: ManualClock) extends KinesisApi {
 
   override def putRecords(stream: String, records: Seq[PutRecord]): Seq[PutResult] = synchronized {
     calls("PutRecords") += 1
+    reachable()
     val shards = streams.getOrElse(stream, throw notFound(stream))
     if (throttleNextPutRequests > 0) {
       throttleNextPutRequests -= 1
@@ -238,6 +248,7 @@ final class FakeKinesisApi(clock: ManualClock) extends KinesisApi {
 
   override def describeConsumer(streamArn: String, consumerName: String): Option[ConsumerInfo] = synchronized {
     calls("DescribeStreamConsumer") += 1
+    reachable()
     streamOfArn(streamArn)
     consumers.get((streamArn, consumerName)).map { c =>
       val left = describesLeft.getOrElse(c.arn, 0)
@@ -254,6 +265,7 @@ final class FakeKinesisApi(clock: ManualClock) extends KinesisApi {
 
   override def registerConsumer(streamArn: String, consumerName: String): ConsumerInfo = synchronized {
     calls("RegisterStreamConsumer") += 1
+    reachable()
     streamOfArn(streamArn)
     if (consumers.contains((streamArn, consumerName)))
       throw new KinesisApiException.InUse(s"consumer $consumerName exists", null)
@@ -267,12 +279,14 @@ final class FakeKinesisApi(clock: ManualClock) extends KinesisApi {
 
   override def listConsumers(streamArn: String): Seq[ConsumerInfo] = synchronized {
     calls("ListStreamConsumers") += 1
+    reachable()
     streamOfArn(streamArn)
     consumers.collect { case ((arn, _), c) if arn == streamArn => c }.toSeq
   }
 
   override def deregisterConsumer(streamArn: String, consumerName: String): Unit = synchronized {
     calls("DeregisterStreamConsumer") += 1
+    reachable()
     consumers.remove((streamArn, consumerName)).getOrElse(throw notFound(consumerName))
   }
 
@@ -281,6 +295,7 @@ final class FakeKinesisApi(clock: ManualClock) extends KinesisApi {
   override def subscribeToShard(consumerArn: String, shardId: String, start: IteratorStart): ShardSubscription =
     synchronized {
       calls("SubscribeToShard") += 1
+      reachable()
       if (!consumerExists(consumerArn)) throw notFound(consumerArn)
       if (subscriptionsInUse > 0) {
         subscriptionsInUse -= 1

@@ -23,6 +23,18 @@ trait KinesisEmulator extends BeforeAndAfterAll { self: Suite =>
   @volatile private var adminApi: Option[KinesisAdminApi] = None
   private val created = mutable.ArrayBuffer.empty[String]
 
+  /** Whether the emulator keeps its data on disk, so that it can be stopped and started again. */
+  protected def persistentEmulator: Boolean = false
+
+  /** Whether [[stopEmulator]] can stop Kinesis: not an external endpoint. */
+  def canStopEmulator: Boolean = external.isEmpty && persistentEmulator
+
+  /** Stops the emulator (a persistent one): calls to it fail until [[restartEmulator]]. */
+  def stopEmulator(): Unit = emulator.stop()
+
+  /** Starts the stopped emulator again, on its port, with the streams and records it had. */
+  def restartEmulator(): Unit = emulator.restart()
+
   def region: String = external.flatMap(_ => sys.env.get("AWS_REGION")).getOrElse("us-east-1")
   def endpoint: String = endpointUrl
 
@@ -44,7 +56,8 @@ trait KinesisEmulator extends BeforeAndAfterAll { self: Suite =>
   }
 
   override protected def beforeAll(): Unit = {
-    endpointUrl = external.getOrElse(emulator.start())
+    endpointUrl = external.getOrElse(emulator.start(
+      if (persistentEmulator) Some(java.nio.file.Files.createTempDirectory("kinesis-emulator-data").toFile) else None))
     adminApi = Some(KinesisClientFactory.createAdmin(awsConfig))
     super.beforeAll()
   }

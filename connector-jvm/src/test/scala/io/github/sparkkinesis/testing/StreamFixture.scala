@@ -24,7 +24,8 @@ class StreamFixture(
     maxRecords: Int = 100,
     limits: TriggerLimits = TriggerLimits(None, None),
     prefetch: PrefetchConfig => PrefetchConfig = identity,
-    consumer: ConsumerConfig = ConsumerConfig.Polling) {
+    consumer: ConsumerConfig = ConsumerConfig.Polling,
+    outageTimeoutMs: Option[Long] = Some(600000)) {
   private implicit val patience: Eventually.PatienceConfig = StreamFixture.Patience
   val clock = new ManualClock()
   val api = new FakeKinesisApi(clock)
@@ -37,7 +38,8 @@ class StreamFixture(
     prefetch(PrefetchConfig.Defaults.copy(maxRecordsPerFetch = maxRecords, maxFetchDurationMs = 1000)),
     limits,
     consumer,
-    StreamFixture.Aws
+    StreamFixture.Aws,
+    outageTimeoutMs
   )
   var runtime = new LocalPrefetchRuntime(api, clock)
   def newStream() = {

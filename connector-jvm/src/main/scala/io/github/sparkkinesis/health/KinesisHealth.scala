@@ -1,0 +1,132 @@
+package io.github.sparkkinesis.health
+
+import java.time.Instant
+
+import scala.collection.mutable
+
+import io.github.sparkkinesis.config.Durations
+import io.github.sparkkinesis.errors.{KinesisErrors, KinesisException}
+import io.github.sparkkinesis.util.Clock
+import org.slf4j.LoggerFactory
+
+/**
+ * Whether Kinesis answers the calls a source, or a writing task, makes for each of its streams: when a call
+ * last succeeded and, while every call fails (Kinesis cannot be reached, or answers with 5xx errors), since
+ * when and why. An outage is tolerated for `timeoutMs` (the option `outageTimeout`; None waits forever):
+ * the query keeps trying and reports it, then [[check]] fails it with `KINESIS_UNAVAILABLE`, naming the
+ * endpoint, the stream, how long and the last cause. The log says so once when an outage has lasted
+ * [[KinesisHealth.GraceMs]] (a single failed call is no outage), at most once a minute while it lasts, and
+ * once when it ends. Thread-safe.
+ *
+ * @param target   endpoint and region, for messages
+ * @param owner    who calls, for the log: "KinesisV2[orders]", "partition 3 of epoch 7"
+ * @param purpose  what the calls are for: "read" or "write to"
+ */
+final class KinesisHealth(
+    target: String,
+    owner: String,
+    purpose: String,
+    timeoutMs: Option[Long],
+    clock: Clock,
+    log: String => Unit = KinesisHealth.warn) {
+  import KinesisHealth._
+
+  private val startedAt = clock.nowMillis()
+  private val states = mutable.Map.empty[String, State]
+
+  private final class State {
+    var lastSuccessMs: Long = startedAt
+    var everSucceeded = false
+    var failingSinceMs: Option[Long] = None
+    var lastFailure: Option[Throwable] = None
+    var reported = false
+    var lastReportMs = 0L
+  }
+
+  private def state(stream: String): State = states.getOrElseUpdate(stream, new State)
+
+  /** A call for `stream` succeeded: an outage of it, if any, has ended. */
+  def succeeded(stream: String): Unit = synchronized {
+    val s = state(stream)
+    val now = clock.nowMillis()
+    (s.failingSinceMs, s.reported) match {
+      case (Some(since), true) =>
+        log(
+          s"$owner: Kinesis at $target answers again for stream '$stream', after ${seconds(now - since)} s of failed calls")
+      case _ => ()
+    }
+    s.lastSuccessMs = now
+    s.everSucceeded = true
+    s.failingSinceMs = None
+    s.lastFailure = None
+    s.reported = false
+  }
+
+  /** A call for `stream` failed in a way that may pass (see `ApiFailures.retryable`). */
+  def failed(stream: String, cause: Throwable): Unit = synchronized {
+    val s = state(stream)
+    val now = clock.nowMillis()
+    val since = s.failingSinceMs.getOrElse(now)
+    s.failingSinceMs = Some(since)
+    s.lastFailure = Some(cause)
+    val due =
+      if (!s.reported) now - since >= GraceMs
+      else now - s.lastReportMs >= ReportEveryMs
+    if (due) {
+      val verb = if (s.reported) "still fail" else "fail"
+      log(
+        s"$owner: calls to Kinesis at $target for stream '$stream' $verb since ${Instant.ofEpochMilli(since)} " +
+          s"(${seconds(now - since)} s): ${KinesisErrors.rootMessage(cause)}. " +
+          timeoutMs.fold("The query keeps trying (outageTimeout is inf).")(t =>
+            s"The query keeps trying until ${Durations.format(t)} have passed (the option outageTimeout)."))
+      s.reported = true
+      s.lastReportMs = now
+    }
+  }
+
+  /** A call for every stream known here (reported on before) failed, such as one that serves them all. */
+  def failedAll(cause: Throwable): Unit = synchronized(states.keys.toList.foreach(failed(_, cause)))
+
+  /** Fails with `KINESIS_UNAVAILABLE` if an outage of some stream has lasted `timeoutMs`. */
+  def check(): Unit = synchronized {
+    val now = clock.nowMillis()
+    for (limit <- timeoutMs; (stream, s) <- states.toSeq.sortBy(_._1); since <- s.failingSinceMs) {
+      if (now - since >= limit) throw unavailable(stream, s, now)
+    }
+  }
+
+  /** The error [[check]] throws for `stream`, if it is failing now. */
+  private def unavailable(stream: String, s: State, now: Long): KinesisException =
+    KinesisErrors.unavailable(
+      stream,
+      target,
+      purpose,
+      seconds(now - s.failingSinceMs.get),
+      if (s.everSucceeded) s"the last call that succeeded was at ${Instant.ofEpochMilli(s.lastSuccessMs)}"
+      else s"no call has succeeded since ${Instant.ofEpochMilli(startedAt)}",
+      timeoutMs.map(Durations.format).getOrElse("inf"),
+      s.lastFailure.orNull
+    )
+
+  /** Seconds since a call for `stream` last succeeded (or since the source started, if none has yet). */
+  def secondsSinceLastSuccess(stream: String): Long = synchronized(
+    seconds(clock.nowMillis() - state(stream).lastSuccessMs))
+
+  /** Whether every call for `stream` fails at the moment. */
+  def failing(stream: String): Boolean = synchronized(state(stream).failingSinceMs.isDefined)
+}
+
+object KinesisHealth {
+
+  /** A failure streak shorter than this is no outage, and is not logged. */
+  val GraceMs = 5000L
+
+  /** How often the log says an outage goes on. */
+  val ReportEveryMs = 60000L
+
+  private val logger = LoggerFactory.getLogger(classOf[KinesisHealth])
+
+  private def warn(message: String): Unit = logger.warn(message)
+
+  private def seconds(ms: Long): Long = math.max(0L, ms / 1000)
+}

@@ -1,0 +1,90 @@
+package io.github.sparkkinesis.health
+
+import scala.collection.mutable
+
+import io.github.sparkkinesis.errors.KinesisException
+import io.github.sparkkinesis.testing.ManualClock
+import org.scalatest.funsuite.AnyFunSuite
+
+class KinesisHealthSuite extends AnyFunSuite {
+
+  private class Fixture(timeoutMs: Option[Long] = Some(600000)) {
+    val clock = new ManualClock(0L)
+    val logged = mutable.ArrayBuffer.empty[String]
+    val health = new KinesisHealth(
+      "http://127.0.0.1:4567 (region us-east-1)",
+      "KinesisV2[s]",
+      "read",
+      timeoutMs,
+      clock,
+      logged += _)
+    val refused = new RuntimeException("outer", new java.net.ConnectException("Connection refused"))
+
+    /** Calls failing every `everyMs` for `forMs`. */
+    def failFor(forMs: Long, everyMs: Long = 500): Unit = {
+      var t = 0L
+      while (t < forMs) {
+        health.failed("s", refused)
+        health.check()
+        clock.advance(everyMs)
+        t += everyMs
+      }
+    }
+  }
+
+  test("a failure or two is no outage: nothing is logged and nothing fails") {
+    val f = new Fixture
+    f.failFor(3000)
+    f.health.succeeded("s")
+    assert(f.logged.isEmpty)
+    assert(!f.health.failing("s"))
+  }
+
+  test("an outage is logged when it starts, once a minute while it lasts and when it ends") {
+    val f = new Fixture
+    f.failFor(5 * 60 * 1000)
+    assert(f.health.failing("s") && f.health.secondsSinceLastSuccess("s") == 300)
+    f.health.succeeded("s")
+    assert(f.logged.size == 1 + 4 + 1, f.logged.mkString("\n"))
+    assert(
+      f.logged.head.startsWith("KinesisV2[s]: calls to Kinesis at http://127.0.0.1:4567 (region us-east-1) " +
+        "for stream 's' fail since 1970-01-01T00:00:00Z (5 s): Connection refused. The query keeps trying until 10m"))
+    assert(f.logged(1).contains("still fail since"))
+    assert(
+      f.logged.last == "KinesisV2[s]: Kinesis at http://127.0.0.1:4567 (region us-east-1) answers again for " +
+        "stream 's', after 300 s of failed calls")
+    assert(f.health.secondsSinceLastSuccess("s") == 0 && !f.health.failing("s"))
+  }
+
+  test(
+    "an outage longer than outageTimeout fails with KINESIS_UNAVAILABLE naming the endpoint, the time and the cause") {
+    val f = new Fixture(timeoutMs = Some(120000))
+    f.clock.advance(30000)
+    f.health.succeeded("s")
+    val e = intercept[KinesisException](f.failFor(10 * 60 * 1000))
+    assert(e.getCondition == "KINESIS_UNAVAILABLE" && e.getSqlState == "08006")
+    assert(
+      e.getMessage.startsWith("[KINESIS_UNAVAILABLE] Every call to Kinesis at http://127.0.0.1:4567 (region " +
+        "us-east-1) to read stream 's' has failed for 120 s (the last call that succeeded was at " +
+        "1970-01-01T00:00:30Z), longer than the option outageTimeout allows (2m). The last failure: Connection refused."),
+      e.getMessage
+    )
+    assert(e.getCause eq f.refused)
+  }
+
+  test("with outageTimeout inf an outage never fails, and is still logged once a minute") {
+    val f = new Fixture(timeoutMs = None)
+    f.failFor(60 * 60 * 1000, everyMs = 1000)
+    assert(f.logged.size == 60)
+    assert(f.logged.head.endsWith("The query keeps trying (outageTimeout is inf)."))
+  }
+
+  test("streams are apart: one failing does not make the other unavailable") {
+    val f = new Fixture(timeoutMs = Some(60000))
+    f.failFor(30000)
+    f.health.succeeded("other")
+    assert(f.health.failing("s") && !f.health.failing("other"))
+    f.health.failedAll(f.refused)
+    assert(f.health.failing("other"))
+  }
+}

@@ -1,0 +1,153 @@
+package io.github.sparkkinesis.integration
+
+import java.nio.charset.StandardCharsets.UTF_8
+import java.nio.file.{Files, Paths}
+
+import scala.jdk.CollectionConverters._
+
+import io.github.sparkkinesis.errors.KinesisException
+import io.github.sparkkinesis.testing.MemoryStreams._
+import org.apache.spark.sql.streaming.StreamingQuery
+import org.apache.spark.sql.SparkSession
+import org.scalatest.funsuite.AnyFunSuite
+import org.slf4j.LoggerFactory
+
+/**
+ * Kinesis going away while queries run: the emulator is stopped and started again on its port, with its
+ * data kept on disk. Runs against the emulator only (an external endpoint cannot be stopped).
+ */
+class FaultInjectionIntegrationSuite extends AnyFunSuite with SourceIntegration {
+
+  override protected def persistentEmulator: Boolean = true
+
+  private val marks = LoggerFactory.getLogger("FaultInjection")
+
+  /** Stops Kinesis for `seconds`, running `during` meanwhile; returns the log lines written in that time. */
+  private def outage(seconds: Int)(during: => Unit): Seq[String] = {
+    assume(canStopEmulator, "the endpoint is external: it cannot be stopped")
+    Thread.sleep(2500) // the emulator writes its data to disk every second
+    val mark = s"outage ${java.util.UUID.randomUUID()}"
+    marks.warn(s"$mark starts")
+    stopEmulator()
+    val started = System.nanoTime()
+    try {
+      during
+      val left = seconds * 1000L - (System.nanoTime() - started) / 1000000
+      if (left > 0) Thread.sleep(left)
+    } finally {
+      marks.warn(s"$mark ends")
+      restartEmulator()
+    }
+    val log = new String(Files.readAllBytes(Paths.get("target/test.log")), UTF_8).split("\n").toSeq
+    log.dropWhile(!_.contains(s"$mark starts")).takeWhile(!_.contains(s"$mark ends")).drop(1)
+  }
+
+  private def connectorWarnings(lines: Seq[String], stream: String): Seq[String] =
+    lines.filter(l => l.contains(" WARN ") && l.contains(stream) && !l.contains("FaultInjection"))
+
+  private def metrics(query: StreamingQuery): Map[String, String] =
+    Option(query.lastProgress).map(_.sources.head.metrics.asScala.toMap).getOrElse(Map.empty)
+
+  private def readThroughAnOutage(stream: String, options: (String, String)*): Unit = {
+    val before = (1 to 60).map(i => s"before-$i")
+    val after = (1 to 60).map(i => s"after-$i")
+    val written = put(stream, before)
+    val collector = new BatchCollector()
+    val query = collector.start(
+      read(stream)(Seq("initialPosition" -> "trim_horizon", "outageTimeout" -> "10m") ++ options: _*),
+      newCheckpoint())
+    eventually("the first records", query = Some(query))(collector.rows.size >= before.size)
+    val lines = outage(seconds = 25) {
+      Thread.sleep(20000)
+      assert(query.isActive, query.exception)
+      val during = metrics(query)
+      assert(during.get("secondsSinceLastSuccessfulCall").exists(_.toLong >= 10), during)
+      assert(!during.contains("avgMsBehindLatest"), s"no lag is shown for a stream that cannot be reached: $during")
+    }
+    val all = written ++ put(stream, after)
+    val rows = runUntil(collector, query, before.size + after.size)
+    assert(rows.sortBy(_.seq) == expected(stream, before ++ after, all).sortBy(_.seq), "each record exactly once")
+
+    val warnings = connectorWarnings(lines, stream)
+    info(
+      s"${lines.count(_.contains(" WARN "))} WARN lines in the log in 25 s of outage; the connector's: " +
+        warnings.mkString("\n"))
+    assert(warnings.size == 1, warnings.mkString("\n"))
+    assert(
+      warnings.head.contains(s"calls to Kinesis at $endpoint") && warnings.head.contains(
+        s"stream '$stream' fail since"))
+    eventually("the end of the outage to be logged") {
+      val log = new String(Files.readAllBytes(Paths.get("target/test.log")), UTF_8)
+      log.contains(s"answers again for stream '$stream'")
+    }
+  }
+
+  test("polling: Kinesis gone for 25 s; the query says so, then reads every record exactly once", Integration) {
+    readThroughAnOutage(newStream(shards = 2))
+  }
+
+  test(
+    "enhanced fan-out: Kinesis gone for 25 s; the query says so, then reads every record exactly once",
+    Integration) {
+    readThroughAnOutage(newStream(shards = 2), "consumerMode" -> "efo", "consumerName" -> "fault-injection")
+  }
+
+  test("the sink: rows written while Kinesis is gone arrive, each once, when it is back", Integration) {
+    val stream = newStream(shards = 1)
+    val session: SparkSession = spark
+    import session.implicits._
+    implicit val context: org.apache.spark.sql.SQLContext = session.sqlContext
+    val input = MemoryStream[(String, String)]
+    val query = input
+      .toDF()
+      .toDF("partitionKey", "data")
+      .writeStream
+      .format("kinesis")
+      .option("streamName", stream)
+      .option("endpoint", endpoint)
+      .option("region", region)
+      .options(credentialOptions)
+      .option("checkpointLocation", newCheckpoint())
+      .start()
+    try {
+      input.addData((1 to 20).map(i => (s"k$i", s"before-$i")))
+      query.processAllAvailable()
+      val lines = outage(seconds = 15) {
+        input.addData((1 to 20).map(i => (s"k$i", s"during-$i")))
+        Thread.sleep(10000)
+        assert(query.isActive, query.exception)
+      }
+      query.processAllAvailable()
+      val back = readBack(stream)
+      assert(back.sorted == ((1 to 20).map(i => s"before-$i") ++ (1 to 20).map(i => s"during-$i")).sorted)
+      assert(
+        lines.exists(l => l.contains(" WARN ") && l.contains(s"stream '$stream' fail since")),
+        lines.mkString("\n"))
+    } finally query.stop()
+  }
+
+  test("an outage longer than outageTimeout fails the query with KINESIS_UNAVAILABLE", Integration) {
+    val stream = newStream(shards = 1)
+    put(stream, Seq("one"))
+    val collector = new BatchCollector()
+    val query =
+      collector.start(read(stream)("initialPosition" -> "trim_horizon", "outageTimeout" -> "8s"), newCheckpoint())
+    eventually("the record", query = Some(query))(collector.rows.nonEmpty)
+    outage(seconds = 25) {
+      eventually("the query to fail", seconds = 25)(query.exception.isDefined)
+    }
+    val cause = Iterator.iterate[Throwable](query.exception.get)(_.getCause).takeWhile(_ != null).collectFirst {
+      case k: KinesisException => k
+    }
+    assert(cause.exists(_.getCondition == "KINESIS_UNAVAILABLE"), query.exception.get)
+    assert(cause.get.getMessage.contains(s"to read stream '$stream' has failed for"), cause.get.getMessage)
+    assert(cause.get.getMessage.contains(endpoint), cause.get.getMessage)
+  }
+
+  /** Every record's data, read back with the AWS API from the start of the stream's one shard. */
+  private def readBack(stream: String): Seq[String] = {
+    val shard = admin.listShards(stream, 100).head.shardId
+    val iterator = admin.getShardIterator(stream, shard, io.github.sparkkinesis.client.IteratorStart.TrimHorizon)
+    admin.getRecords(stream, shard, iterator, 10000).records.map(r => new String(r.data, UTF_8))
+  }
+}

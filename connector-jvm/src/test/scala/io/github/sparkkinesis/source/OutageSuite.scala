@@ -1,0 +1,93 @@
+package io.github.sparkkinesis.source
+
+import io.github.sparkkinesis.client.{KinesisApiException, ShardInfo}
+import io.github.sparkkinesis.config.InitialPosition
+import io.github.sparkkinesis.errors.{ErrorCondition, KinesisException}
+import io.github.sparkkinesis.testing.{DelegatingKinesisApi, StreamFixture}
+import org.apache.hadoop.conf.Configuration
+import org.scalatest.funsuite.AnyFunSuite
+
+/** Kinesis unreachable while a source runs, or when it starts: the query goes on, says so, and is bounded. */
+class OutageSuite extends AnyFunSuite {
+
+  private class Fixture(outageTimeoutMs: Option[Long])
+      extends StreamFixture(InitialPosition.TrimHorizon, outageTimeoutMs = outageTimeoutMs) {
+    val shard: String = api.createStream("s", 1).head
+    def putAll(from: Int, until: Int): Unit = (from until until).foreach(i => api.put("s", shard, s"r$i"))
+  }
+
+  test("while Kinesis cannot be reached the query goes on and shows it; then it reads every record once") {
+    val f = new Fixture(Some(600000))
+    f.putAll(0, 10)
+    val (before, offset) = f.readAll(f.initial, 10)
+    assert(f.metrics.contains("avgMsBehindLatest"))
+    f.api.down = true
+    (1 to 30).foreach { _ =>
+      f.clock.advance(10000)
+      assert(f.latest(offset) == offset, "nothing moves while Kinesis cannot be reached")
+    }
+    val during = f.metrics
+    assert(during("secondsSinceLastSuccessfulCall").toLong >= 290, during)
+    assert(!during.contains("avgMsBehindLatest") && !during.contains("maxMsBehindLatest"), "no lag to show")
+    f.api.down = false
+    f.clock.advance(60000) // past the pause prefetching takes after failures
+    f.putAll(10, 20)
+    val (after, _) = f.readAll(offset, 10)
+    assert((before ++ after).map(_._2) == (0 until 20).map(i => s"r$i"))
+    assert(f.metrics("secondsSinceLastSuccessfulCall").toLong <= 10)
+    assert(f.metrics.contains("avgMsBehindLatest"))
+  }
+
+  test("an outage longer than outageTimeout fails the query with KINESIS_UNAVAILABLE naming the stream") {
+    val f = new Fixture(Some(60000))
+    f.putAll(0, 3)
+    val (_, offset) = f.readAll(f.initial, 3)
+    f.api.down = true
+    val e = intercept[KinesisException] {
+      (1 to 100).foreach { _ =>
+        f.clock.advance(5000)
+        f.latest(offset)
+      }
+    }
+    assert(e.getCondition == "KINESIS_UNAVAILABLE", e.getMessage)
+    assert(e.getMessage.contains("to read stream 's' has failed for 6"), e.getMessage)
+    assert(e.getMessage.contains("The last failure: Connection refused"), e.getMessage)
+  }
+
+  test("at start the shards are listed again until Kinesis answers, within outageTimeout") {
+    val f = new Fixture(Some(60000))
+    var failuresLeft = 3
+    val flaky = new DelegatingKinesisApi(f.api) {
+      override def listShards(stream: String, pageSize: Int): Seq[ShardInfo] = {
+        if (failuresLeft > 0) {
+          failuresLeft -= 1
+          throw new KinesisApiException.Unreachable("Connection refused", null)
+        }
+        super.listShards(stream, pageSize)
+      }
+    }
+    val stream = new KinesisMicroBatchStream(
+      f.config,
+      f.checkpoint,
+      f.clock,
+      _ => flaky,
+      () => new Configuration(),
+      f.runtime,
+      () => None)
+    assert(stream.initialOffset() != null && failuresLeft == 0)
+    stream.stop()
+
+    f.api.down = true
+    val down = new KinesisMicroBatchStream(
+      f.config,
+      f.checkpoint + "-2",
+      f.clock,
+      _ => f.api,
+      () => new Configuration(),
+      f.runtime,
+      () => None)
+    val e = intercept[KinesisException](down.initialOffset())
+    assert(ErrorCondition.unapply(e).contains(ErrorCondition.Unavailable))
+    assert(e.getMessage.contains("(no call has succeeded since"), e.getMessage)
+  }
+}
