@@ -110,6 +110,7 @@ _BY_CONDITION: dict[str, type[KinesisError]] = {
     "KINESIS_ACCESS_DENIED": KinesisAccessDeniedError,
     "KINESIS_BAD_RECORD": KinesisWriteError,
     "KINESIS_CALL_FAILED": KinesisUnavailableError,
+    "KINESIS_CHECKPOINT_FOREIGN": KinesisCheckpointError,
     "KINESIS_CONSUMER_NAME_INVALID": KinesisOptionError,
     "KINESIS_CONSUMER_NOT_ACTIVE": KinesisError,
     "KINESIS_CONSUMER_NOT_FOUND": KinesisConsumerNotFoundError,

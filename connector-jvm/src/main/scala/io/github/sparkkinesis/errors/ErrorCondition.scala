@@ -25,6 +25,7 @@ object ErrorCondition {
   val AccessDenied: ErrorCondition = declare("KINESIS_ACCESS_DENIED")
   val BadRecord: ErrorCondition = declare("KINESIS_BAD_RECORD")
   val CallFailed: ErrorCondition = declare("KINESIS_CALL_FAILED")
+  val CheckpointForeign: ErrorCondition = declare("KINESIS_CHECKPOINT_FOREIGN")
   val ConsumerNameInvalid: ErrorCondition = declare("KINESIS_CONSUMER_NAME_INVALID")
   val ConsumerNotActive: ErrorCondition = declare("KINESIS_CONSUMER_NOT_ACTIVE")
   val ConsumerNotFound: ErrorCondition = declare("KINESIS_CONSUMER_NOT_FOUND")

@@ -150,6 +150,10 @@ object KinesisErrors {
   def dataLoss(stream: String, shardId: String, lost: String, reason: String): KinesisException =
     error(DataLoss, null, "stream" -> stream, "shard" -> shardId, "lost" -> lost, "reason" -> reason)
 
+  /** The checkpoint names a shard the stream never had; `listed` names those it has. */
+  def checkpointForeign(stream: String, shardId: String, listed: String): KinesisException =
+    error(CheckpointForeign, null, "stream" -> stream, "shard" -> shardId, "listed" -> listed)
+
   /** The stream was deleted and created again under its name since the checkpoint was written. */
   def streamRecreated(stream: String, evidence: String): KinesisException =
     error(StreamRecreated, null, "stream" -> stream, "evidence" -> evidence)

@@ -62,7 +62,7 @@ final class KinesisHealth(
     s.reported = false
   }
 
-  /** A call for `stream` failed in a way that may pass (see `ApiFailures.retryable`). */
+  /** A call for `stream` failed as part of an outage (see `ApiFailures.outage`). */
   def failed(stream: String, cause: Throwable): Unit = synchronized {
     val s = state(stream)
     val now = clock.nowMillis()

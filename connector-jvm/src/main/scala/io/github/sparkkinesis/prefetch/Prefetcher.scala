@@ -65,7 +65,8 @@ final class Prefetcher(
       thread = Some(DaemonThreads.start(s"kinesis-prefetcher $description") {
         try loop()
         catch {
-          case _: InterruptedException if stopped => ()
+          // Stopping interrupts the loop wherever it is: what it was doing no longer matters.
+          case e: Throwable if stopped => log.debug(s"The prefetch loop of $description ended on stop: $e")
           // Whatever ends the loop ends the query at its next batch, with the cause: a class that fails to
           // link (a LinkageError, which NonFatal lets through) must not leave a query waiting for data.
           case e: Throwable if !stopped => catalog.fail(KinesisErrors.prefetchBroken(description, e))

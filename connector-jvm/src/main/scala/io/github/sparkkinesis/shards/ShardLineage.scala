@@ -20,6 +20,27 @@ object ShardLineage {
     kept ++ added
   }
 
+  /**
+   * Whether a shard Kinesis does not list could be one that a reshard closed and retention then removed,
+   * rather than one the stream never had (the checkpoint is another stream's, or was edited). A child keeps
+   * naming its parents after they are gone, and Kinesis numbers shards in the order it creates them
+   * (`shardId-000000000007`), so a removed shard is a listed shard's parent, or older than such a parent
+   * that is itself gone.
+   */
+  def couldHaveExpired(key: ShardKey, listed: Map[ShardKey, ShardInfo]): Boolean = {
+    val parents = listed.collect { case (k, info) if k.stream == key.stream => info.parents }.flatten.toSet
+    val goneParents = parents.filterNot(p => listed.contains(ShardKey(key.stream, p)))
+    parents.contains(key.shardId) ||
+    numberOf(key.shardId).exists(n => goneParents.flatMap(numberOf).exists(n < _))
+  }
+
+  private val Numbered = "shardId-(\\d{1,18})".r
+
+  private def numberOf(shardId: String): Option[Long] = shardId match {
+    case Numbered(n) => Some(n.toLong)
+    case _ => None
+  }
+
   /** Whether the shard may be read now: it has something left, and its tracked parents are finished. */
   def readable(key: ShardKey, positions: Map[ShardKey, ShardPosition], listed: Map[ShardKey, ShardInfo]): Boolean =
     positions.get(key).exists(_ != ShardPosition.ShardEnd) &&

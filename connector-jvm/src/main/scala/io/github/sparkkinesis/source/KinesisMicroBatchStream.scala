@@ -172,12 +172,22 @@ final class KinesisMicroBatchStream(
   /**
    * Positions with the shards Kinesis no longer lists, though the query had not read them to their end,
    * marked finished: such a shard was closed by a reshard and its retention period ended first, so its
-   * remaining records are gone. The query fails then, unless failOnDataLoss is false.
+   * remaining records are gone. The query fails then, unless failOnDataLoss is false. A shard the stream
+   * never had fails the query whatever failOnDataLoss says: going on would read the stream's own shards
+   * from their start again, records a committed batch already delivered among them.
    */
   private def withoutExpiredShards(
       positions: Map[ShardKey, ShardPosition],
       listed: Map[ShardKey, ShardInfo]): Map[ShardKey, ShardPosition] = {
     val expired = positions.filter { case (key, p) => p != ShardPosition.ShardEnd && !listed.contains(key) }
+    expired.keys.toSeq.sortBy(_.shardId).find(!ShardLineage.couldHaveExpired(_, listed)).foreach { key =>
+      val ofStream = listed.keys.filter(_.stream == key.stream).map(_.shardId).toSeq.sorted
+      val shown =
+        if (ofStream.isEmpty) "no shard"
+        else if (ofStream.size <= 5) ofStream.mkString(", ")
+        else s"${ofStream.take(5).mkString(", ")} and ${ofStream.size - 5} more"
+      throw KinesisErrors.checkpointForeign(key.stream, key.shardId, shown)
+    }
     expired.foreach { case (key, position) =>
       val lost = remainderOf(position)
       val reason = "the shard was closed and its retention period ended before the query read it to its end"

@@ -42,6 +42,7 @@ class ErrorConditionsSuite extends AnyFunSuite {
       KinesisErrors.rangeIncomplete("s", "shardId-0", "1", "9", "5"),
       KinesisErrors.dataLoss("s", "shardId-0", "records after 1", "retention trimmed them"),
       KinesisErrors.streamRecreated("s", "its ARN changed"),
+      KinesisErrors.checkpointForeign("s", "shardId-000000000099", "shardId-000000000000"),
       KinesisErrors.consumerNotActive("s", "c", "CREATING", 60000),
       KinesisErrors.consumerNotFound("s", "c", null),
       KinesisErrors.consumerNameInvalid("no spaces"),

@@ -128,4 +128,16 @@ class ShardLineageSuite extends AnyFunSuite with ScalaCheckPropertyChecks {
       assert(read.sorted == written.sorted, "every record read once")
     }
   }
+
+  test("a shard older than a parent that retention removed may have been removed too: data loss, not foreign") {
+    val listed = Map(
+      ShardKey("s", "shardId-000000000005") ->
+        ShardInfo("shardId-000000000005", Some("shardId-000000000003"), None, "9", None))
+    assert(ShardLineage.couldHaveExpired(ShardKey("s", "shardId-000000000003"), listed), "a listed shard's parent")
+    assert(ShardLineage.couldHaveExpired(ShardKey("s", "shardId-000000000001"), listed), "older than a gone parent")
+    assert(!ShardLineage.couldHaveExpired(ShardKey("s", "shardId-000000000004"), listed))
+    assert(!ShardLineage.couldHaveExpired(ShardKey("s", "shardId-000000000009"), listed))
+    assert(!ShardLineage.couldHaveExpired(ShardKey("s", "my-shard"), listed))
+    assert(!ShardLineage.couldHaveExpired(ShardKey("other", "shardId-000000000001"), listed))
+  }
 }

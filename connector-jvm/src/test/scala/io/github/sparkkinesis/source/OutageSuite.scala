@@ -18,6 +18,11 @@ class OutageSuite extends AnyFunSuite {
 
   test("while Kinesis cannot be reached the query goes on and shows it; then it reads every record once") {
     val f = new Fixture(Some(600000))
+    try goesOnAndRecovers(f)
+    finally f.stream.stop()
+  }
+
+  private def goesOnAndRecovers(f: Fixture): Unit = {
     f.putAll(0, 10)
     val (before, offset) = f.readAll(f.initial, 10)
     assert(f.metrics.contains("avgMsBehindLatest"))
@@ -44,10 +49,12 @@ class OutageSuite extends AnyFunSuite {
     val (_, offset) = f.readAll(f.initial, 3)
     f.api.down = true
     val e = intercept[KinesisException] {
-      (1 to 100).foreach { _ =>
-        f.clock.advance(5000)
-        f.latest(offset)
-      }
+      try {
+        (1 to 100).foreach { _ =>
+          f.clock.advance(5000)
+          f.latest(offset)
+        }
+      } finally f.stream.stop()
     }
     assert(e.getCondition == "KINESIS_UNAVAILABLE", e.getMessage)
     assert(e.getMessage.contains("to read stream 's' has failed for 6"), e.getMessage)
@@ -86,7 +93,9 @@ class OutageSuite extends AnyFunSuite {
       () => new Configuration(),
       f.runtime,
       () => None)
-    val e = intercept[KinesisException](down.initialOffset())
+    val e = intercept[KinesisException](
+      try down.initialOffset()
+      finally down.stop())
     assert(ErrorCondition.unapply(e).contains(ErrorCondition.Unavailable))
     assert(e.getMessage.contains("(no call has succeeded since"), e.getMessage)
   }

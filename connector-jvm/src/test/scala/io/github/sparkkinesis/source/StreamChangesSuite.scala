@@ -118,6 +118,25 @@ class StreamChangesSuite extends AnyFunSuite with Eventually with ScalaCheckProp
     }
   }
 
+  test("a checkpoint naming a shard the stream never had fails as not this stream's, never as data loss") {
+    for (failOnDataLoss <- Seq(true, false)) {
+      val f = threeAtATime(failOnDataLoss)
+      val Seq(p) = f.api.createStream("s", 1)
+      (1 to 5).foreach(i => f.api.put("s", p, s"p$i"))
+      val end = firstBatchThenStop(f)
+      val edited = end.copy(shards = end.shards.map { case (k, v) => ShardKey(k.stream, "shardId-000000000099") -> v })
+      f.stream = f.newStream()
+      val message = failure(f, edited)
+      assert(
+        message.startsWith(
+          "[KINESIS_CHECKPOINT_FOREIGN] This query's checkpoint names shard " +
+            s"shardId-000000000099 of stream 's', which that stream never had: Kinesis lists $p,"),
+        message
+      )
+      f.stream.stop()
+    }
+  }
+
   test("the first listing of the shards is tried again when Kinesis fails") {
     val f = threeAtATime()
     f.api.createStream("s", 2)
@@ -183,6 +202,8 @@ class StreamChangesSuite extends AnyFunSuite with Eventually with ScalaCheckProp
         f.stream.commit(end)
         offset = end
       }
+      // One more batch, so that the offset is planned after the plan's last reshard too.
+      batch()
       f.stream.stop()
       val data = delivered.map(_._2)
       assert(data.distinct.size == data.size, "no record twice")
