@@ -53,3 +53,60 @@ def test_a_jar_added_with_add_artifacts_reads_a_stream(kinesis: Kinesis, stream:
     result = json.loads(results[0][len("RESULT ") :])
     expected = sorted(f"connect-{i}" for i in range(12))
     assert result == {"ended": True, "error": None, "rows": expected}, ran.stderr[-4000:]
+
+
+ERRORS_SCRIPT = """
+import json, sys
+import pyspark_kinesis
+from pyspark.sql import SparkSession
+
+jar, endpoint, region, stream = sys.argv[1:5]
+spark = SparkSession.builder.remote("local[2]").config("spark.ui.enabled", "false").getOrCreate()
+spark.addArtifacts(jar)
+try:
+    (
+        spark.readStream.format("kinesis")
+        .options(streamName=stream, endpoint=endpoint, region=region, intialPosition="trim_horizon")
+        .load()
+        .writeStream.format("memory")
+        .queryName("misspelt")
+        .start()
+    )
+    outcome = {"raised": None}
+except Exception as e:
+    outcome = {
+        "raised": type(e).__name__,
+        "kinesis": isinstance(e, pyspark_kinesis.KinesisError),
+        "value_error": isinstance(e, ValueError),
+        "condition": getattr(e, "condition", None),
+        "sql_state": getattr(e, "sql_state", None),
+        "parameters": getattr(e, "message_parameters", None),
+        "message": str(e),
+    }
+print("RESULT", json.dumps(outcome))
+spark.stop()
+"""
+
+
+def test_the_connectors_errors_reach_a_connect_client_as_kinesis_errors(
+    kinesis: Kinesis, stream: str, tmp_path: Path
+) -> None:
+    ran = run_program(
+        tmp_path,
+        "connect_errors.py",
+        ERRORS_SCRIPT,
+        [str(connector_jar()), *kinesis.program_args(stream)[:3]],
+        timeout=300,
+    )
+    results = [line for line in ran.stdout.splitlines() if line.startswith("RESULT ")]
+    assert results, ran.stdout[-2000:] + ran.stderr[-4000:]
+    result = json.loads(results[0][len("RESULT ") :])
+    assert result["raised"] == "KinesisOptionError", result
+    assert result["kinesis"] and result["value_error"], result
+    assert result["condition"] == "KINESIS_OPTION_UNKNOWN", result
+    assert result["sql_state"] == "42616", result
+    assert result["parameters"] == {"key": "intialPosition", "suggestion": "initialPosition"}, result
+    assert result["message"].startswith(
+        "[KINESIS_OPTION_UNKNOWN] The Kinesis connector has no option 'intialPosition'; did you mean "
+        "'initialPosition'?"
+    ), result

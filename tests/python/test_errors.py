@@ -14,6 +14,7 @@ from conftest import ROOT, Kinesis
 from pyspark.errors import StreamingQueryException
 from pyspark.sql import SparkSession
 from pyspark_kinesis import (
+    KinesisCheckpointError,
     KinesisError,
     KinesisOptionError,
     KinesisStreamNotFoundError,
@@ -119,3 +120,35 @@ def test_a_failed_query_carries_the_connectors_error_inside(
     assert isinstance(cause, KinesisStreamNotFoundError), failed.value
     assert cause.getCondition() == "KINESIS_STREAM_NOT_FOUND"
     assert f"Stream '{stream}' was not found" in str(cause)
+
+
+@pytest.mark.line_smoke
+def test_an_offsets_file_that_is_not_text_is_named_where_spark_lets_the_source_check(
+    spark: SparkSession, kinesis: Kinesis, stream: str, tmp_path: Path
+) -> None:
+    put(kinesis.client(), stream, [("k", b"x")])
+    collector = BatchCollector()
+    checkpoint = tmp_path / "c"
+    query = collector.start(read(spark, kinesis.options(stream, initialPosition="trim_horizon")), checkpoint)
+    poll("the record", collector.rows, lambda rows: len(rows) >= 1, query)
+    query.stop()
+    newest = max(
+        (f for f in (checkpoint / "offsets").iterdir() if f.name.isdigit()), key=lambda f: int(f.name)
+    )
+    newest.write_bytes(b"\xff\xfe\x00\x07")
+
+    restarted = collector.start(read(spark, kinesis.options(stream)), checkpoint)
+    with pytest.raises(StreamingQueryException) as failed:
+        restarted.awaitTermination(120)
+    cause = kinesis_cause(failed.value)
+    major, minor = (int(n) for n in spark.version.split(".")[:2])
+    if (major, minor) < (4, 2):
+        assert isinstance(cause, KinesisCheckpointError), failed.value
+        assert cause.condition == "KINESIS_CHECKPOINT_UNREADABLE"
+        assert f"offsets/{newest.name} of the query's checkpoint" in str(cause)
+        assert "it is not UTF-8 text (4 bytes)" in str(cause)
+    else:
+        # Spark 4.2 and later read the offset log before they create the query's sources: the source is
+        # never asked, and the error is Spark's own.
+        assert cause is None
+        assert "Input length = 1" in str(failed.value)

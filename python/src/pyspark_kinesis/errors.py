@@ -10,6 +10,7 @@ connector's error in it.
 
 from __future__ import annotations
 
+import sys
 from typing import Any
 
 __all__ = [
@@ -111,6 +112,8 @@ _BY_CONDITION: dict[str, type[KinesisError]] = {
     "KINESIS_BAD_RECORD": KinesisWriteError,
     "KINESIS_CALL_FAILED": KinesisUnavailableError,
     "KINESIS_CHECKPOINT_FOREIGN": KinesisCheckpointError,
+    "KINESIS_CHECKPOINT_OTHER_STREAMS": KinesisCheckpointError,
+    "KINESIS_CHECKPOINT_UNREADABLE": KinesisCheckpointError,
     "KINESIS_CONSUMER_NAME_INVALID": KinesisOptionError,
     "KINESIS_CONSUMER_NOT_ACTIVE": KinesisError,
     "KINESIS_CONSUMER_NOT_FOUND": KinesisConsumerNotFoundError,
@@ -195,8 +198,9 @@ _installed = False
 def install_exception_conversion() -> None:
     """Makes PySpark raise the connector's JVM errors as :class:`KinesisError` subclasses, as Delta Lake's
     Python package does for its own: wraps PySpark's conversion of JVM exceptions, which every Py4J call of
-    a classic session goes through. A failed streaming query's ``StreamingQueryException`` is left as
-    PySpark makes it. Idempotent; does nothing without PySpark."""
+    a classic session goes through, and, where PySpark's Connect client is installed, its conversion of the
+    errors a Connect server sends. A failed streaming query's ``StreamingQueryException`` is left as PySpark
+    makes it. Idempotent; does nothing without PySpark."""
     global _installed
     if _installed:
         return
@@ -218,4 +222,48 @@ def install_exception_conversion() -> None:
         return kinesis if kinesis is not None else original(e)
 
     captured.convert_exception = convert_exception
+    _install_connect_conversion()
     _installed = True
+
+
+def _install_connect_conversion() -> None:
+    """Under Spark Connect the server sends an error's condition, SQLSTATE and message parameters (the
+    connector's errors are ``SparkThrowable``s): the Connect client's conversion of them is wrapped to raise
+    ours by condition. The client takes the conversion by name when it is first imported, so both places
+    are patched: the module that defines it, and the client if it is already loaded."""
+    try:
+        from pyspark.errors.exceptions import connect
+    except Exception:  # no Connect client installed: grpc and its kin are optional
+        return
+    original = getattr(connect, "convert_exception", None)
+    if original is None:
+        return
+
+    def convert_exception(*args: Any, **kwargs: Any) -> Any:
+        converted = original(*args, **kwargs)
+        return from_connect(converted) or converted
+
+    connect.convert_exception = convert_exception
+    client = sys.modules.get("pyspark.sql.connect.client.core")
+    if client is not None and getattr(client, "convert_exception", None) is original:
+        setattr(client, "convert_exception", convert_exception)  # noqa: B010 (a module found at run time)
+
+
+def from_connect(error: BaseException) -> KinesisError | None:
+    """The connector's error a Spark Connect server sent, as its Python class; ``None`` for another error.
+
+    :param error: the exception PySpark's Connect client made of what the server sent
+    """
+    get_condition = getattr(error, "getCondition", None) or getattr(error, "getErrorClass", None)
+    condition = get_condition() if get_condition is not None else None
+    if not condition or not condition.startswith("KINESIS_"):
+        return None
+    message = getattr(error, "_message", None) or str(error)
+    if not message.startswith("["):
+        message = f"[{condition}] {message}"
+    return error_class(condition)(
+        message,
+        condition=condition,
+        sql_state=error.getSqlState() if hasattr(error, "getSqlState") else None,
+        message_parameters=error.getMessageParameters() if hasattr(error, "getMessageParameters") else None,
+    )

@@ -75,7 +75,7 @@ public final class KinesisTableProvider
       String providerName,
       scala.collection.immutable.Map<String, String> parameters) {
     SparkLineCheck.requireBuiltForThisSpark();
-    throw KinesisTable.v1SourceUnsupported();
+    throw io.github.sparkkinesis.errors.KinesisErrors.v1SourceUnsupported();
   }
 
   @Override

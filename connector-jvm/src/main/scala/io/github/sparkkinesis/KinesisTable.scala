@@ -92,8 +92,6 @@ object KinesisTable {
     (s"KinesisV2[${config.streams.mkString(",")}]", KinesisRecordSchema.schema)
   }
 
-  def v1SourceUnsupported(): RuntimeException = KinesisErrors.v1SourceUnsupported()
-
   /** Checks every option value given (and that a region is known) before the table exists. */
   def apply(
       options: Map[String, String],

@@ -1,6 +1,5 @@
 package io.github.sparkkinesis.errors;
 
-import java.util.Collections;
 import java.util.Map;
 
 /**
@@ -11,22 +10,19 @@ import java.util.Map;
  */
 public class KinesisException extends RuntimeException implements KinesisThrowable {
 
-  private final String condition;
-  private final Map<String, String> parameters;
+  private final ErrorDetails details;
 
   public KinesisException(String condition, Map<String, String> parameters, Throwable cause) {
-    super(ErrorConditions.message(condition, parameters), cause);
-    this.condition = condition;
-    this.parameters = Collections.unmodifiableMap(new java.util.LinkedHashMap<>(parameters));
+    this(new ErrorDetails(condition, parameters), cause);
+  }
+
+  private KinesisException(ErrorDetails details, Throwable cause) {
+    super(details.message(), cause);
+    this.details = details;
   }
 
   @Override
-  public String getCondition() {
-    return condition;
-  }
-
-  @Override
-  public Map<String, String> getMessageParameters() {
-    return parameters;
+  public ErrorDetails details() {
+    return details;
   }
 }

@@ -12,8 +12,13 @@ import org.apache.spark.SparkThrowable;
  */
 public interface KinesisThrowable extends SparkThrowable {
 
+  /** The condition and its message's parameters. */
+  ErrorDetails details();
+
   /** The condition, e.g. {@code KINESIS_STREAM_NOT_FOUND}: SparkThrowable's own from Spark 4 on. */
-  String getCondition();
+  default String getCondition() {
+    return details().condition;
+  }
 
   @Override
   @SuppressWarnings("deprecation")
@@ -27,5 +32,7 @@ public interface KinesisThrowable extends SparkThrowable {
   }
 
   @Override
-  Map<String, String> getMessageParameters();
+  default Map<String, String> getMessageParameters() {
+    return details().parameters;
+  }
 }

@@ -80,7 +80,13 @@ object KinesisClientFactory {
   }
 
   /** The region of the SDK's default chain (environment, system property, profile, instance), if any. */
-  def defaultRegion(): Option[String] =
+  def defaultRegion(): Option[String] = chainRegion
+
+  /**
+   * Asked once per JVM: off EC2 the chain's last step waits for the instance metadata service to fail, and
+   * a `.load()` checks the options more than once.
+   */
+  private lazy val chainRegion: Option[String] =
     try Option(DefaultAwsRegionProviderChain.builder().build().getRegion).map(_.id())
     catch { case NonFatal(_) => None }
 }

@@ -26,6 +26,8 @@ object ErrorCondition {
   val BadRecord: ErrorCondition = declare("KINESIS_BAD_RECORD")
   val CallFailed: ErrorCondition = declare("KINESIS_CALL_FAILED")
   val CheckpointForeign: ErrorCondition = declare("KINESIS_CHECKPOINT_FOREIGN")
+  val CheckpointOtherStreams: ErrorCondition = declare("KINESIS_CHECKPOINT_OTHER_STREAMS")
+  val CheckpointUnreadable: ErrorCondition = declare("KINESIS_CHECKPOINT_UNREADABLE")
   val ConsumerNameInvalid: ErrorCondition = declare("KINESIS_CONSUMER_NAME_INVALID")
   val ConsumerNotActive: ErrorCondition = declare("KINESIS_CONSUMER_NOT_ACTIVE")
   val ConsumerNotFound: ErrorCondition = declare("KINESIS_CONSUMER_NOT_FOUND")

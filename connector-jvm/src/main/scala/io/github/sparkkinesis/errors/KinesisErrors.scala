@@ -133,8 +133,27 @@ object KinesisErrors {
   def kinesisCallFailed(action: String, stream: String, where: String, cause: Throwable): KinesisException =
     error(CallFailed, cause, "action" -> action, "stream" -> stream, "where" -> where, "cause" -> rootMessage(cause))
 
-  def invalidOffset(json: String, problem: String, example: String): KinesisException =
-    error(OffsetInvalid, null, "offset" -> json, "problem" -> problem, "example" -> example)
+  /** `where` names the file the offset was read from, as " in ...", or is empty. */
+  def invalidOffset(json: String, where: String, problem: String, example: String): KinesisException =
+    error(OffsetInvalid, null, "offset" -> json, "where" -> where, "problem" -> problem, "example" -> example)
+
+  /** The checkpoint has positions in streams the query no longer reads. */
+  def checkpointOtherStreams(recorded: Seq[String], reads: Seq[String]): KinesisException = {
+    def names(streams: Seq[String]) =
+      (if (streams.size == 1) "stream " else "streams ") + streams.map(s => s"'$s'").mkString(", ")
+    error(
+      CheckpointOtherStreams,
+      null,
+      "recorded" -> names(recorded),
+      "reads" -> names(reads),
+      "dropped" -> names(recorded.filterNot(reads.contains)),
+      "recordedOption" -> recorded.mkString(",")
+    )
+  }
+
+  /** A file of Spark's logs in the checkpoint that Spark cannot read; `problem` says why. */
+  def checkpointUnreadable(file: String, checkpoint: String, problem: String): KinesisException =
+    error(CheckpointUnreadable, null, "file" -> file, "checkpoint" -> checkpoint, "problem" -> problem)
 
   def rangeIncomplete(stream: String, shardId: String, from: String, until: String, reached: String): KinesisException =
     error(

@@ -91,9 +91,13 @@ object KinesisSourceOffset {
     out.toString
   }
 
-  /** Reads any version this connector ever wrote; fails with an example of the expected form. */
-  def fromJson(json: String): KinesisSourceOffset = {
-    def fail(problem: String) = throw KinesisErrors.invalidOffset(json, problem, Example)
+  /**
+   * Reads any version this connector ever wrote; fails with an example of the expected form.
+   *
+   * @param where the file `json` was read from, for the error, as " in ..."
+   */
+  def fromJson(json: String, where: String = ""): KinesisSourceOffset = {
+    def fail(problem: String) = throw KinesisErrors.invalidOffset(json, where, problem, Example)
     val root =
       try mapper.readTree(json)
       catch { case NonFatal(e) => fail(s"it is not JSON (${e.getMessage.linesIterator.next()})") }

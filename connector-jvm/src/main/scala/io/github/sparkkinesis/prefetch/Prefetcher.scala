@@ -21,6 +21,9 @@ trait PrefetchJobs {
 
   /** Whether a failure of [[run]] means the job was cancelled rather than failed. */
   def wasCancelled(failure: Throwable): Boolean
+
+  /** Whether what runs the jobs has shut down for good, as Spark does when its driver is told to exit. */
+  def shutDown: Boolean
 }
 
 /**
@@ -55,6 +58,7 @@ final class Prefetcher(
 
   private val log = LoggerFactory.getLogger(getClass)
   @volatile private var stopped = false
+  @volatile private var inJob = false
   private var thread = Option.empty[Thread]
   private var failedJobs = 0
   private var lastSweepMs = clock.nowMillis()
@@ -75,8 +79,9 @@ final class Prefetcher(
     }
   }
 
+  /** Runs jobs until the query stops, or fails (a failure stops it at its next batch), or Spark shuts down. */
   private def loop(): Unit =
-    while (!stopped) {
+    while (!stopped && catalog.failure.isEmpty && !jobs.shutDown) {
       if (clock.nowMillis() - lastSweepMs >= SweepIntervalMs) removeStray()
       val buffered = catalog.bufferedBytes
       val shards = catalog.toFetch
@@ -91,7 +96,11 @@ final class Prefetcher(
     val cutoff = arrivedBefore()
     try {
       val tasks = routed(shards).grouped(config.shardsPerTask).map(PrefetchTaskSpec(_, streamId, cutoff)).toList
-      val outcomes = jobs.run(tasks).map(pauseAfterFailure)
+      val outcomes =
+        try {
+          inJob = true
+          jobs.run(tasks).map(pauseAfterFailure)
+        } finally inJob = false
       failedJobs = 0
       remove(catalog.accept(outcomes))
       outcomes.foreach(checkFailure)
@@ -106,6 +115,8 @@ final class Prefetcher(
         try health.check()
         catch { case unavailable: KinesisException => catalog.fail(unavailable) }
         clock.sleep(RetryPauseMs)
+      // The driver is exiting: the query ends with it, and so does the loop, without a word above INFO.
+      case NonFatal(e) if jobs.shutDown => log.info(s"Spark is shutting down: prefetching for $description ends ($e)")
       case NonFatal(e) if !stopped =>
         // Tasks of a failed job that did finish have stored blocks the catalog never heard of.
         removeStray()
@@ -183,17 +194,26 @@ final class Prefetcher(
     catch { case NonFatal(e) => log.warn(s"Could not look for stray prefetched blocks of $description", e) }
   }
 
-  /** Stops the loop and any running job, then removes every block of the source. Idempotent. */
+  /**
+   * Stops the loop and any running job, then removes every block of the source. Idempotent. A running job
+   * has [[StopGraceMs]] to end by itself (a task ends within a second once its shards are caught up), so
+   * that a graceful stop kills no task: Spark logs each killed task as a warning. One still running then
+   * is cancelled.
+   */
   def stop(): Unit = {
     stopped = true
     val running = synchronized(thread)
     running.foreach { t =>
-      jobs.cancel()
-      t.interrupt()
-      t.join(StopWaitMs)
+      if (inJob) t.join(StopGraceMs)
+      if (t.isAlive) {
+        if (inJob) log.info(s"The prefetch job of $description did not end within $StopGraceMs ms; cancelling it")
+        jobs.cancel()
+        t.interrupt()
+        t.join(StopWaitMs)
+      }
     }
     catalog.clear()
-    removeStray()
+    if (!jobs.shutDown) removeStray()
   }
 }
 
@@ -204,4 +224,5 @@ object Prefetcher {
   val SweepIntervalMs = 60000L
   private val IdleWaitMs = 100L
   private val StopWaitMs = 10000L
+  private val StopGraceMs = 2000L
 }

@@ -11,8 +11,10 @@ import org.apache.spark.sparkkinesis.SparkBlocks
 
 /**
  * Prefetch tasks as Spark jobs: one partition per task, run on the executors, each task storing its blocks
- * in its executor's BlockManager and returning what it read. Jobs carry a tag of their own, so that
- * stopping the query cancels them, and a description that names the source in the Spark UI.
+ * in its executor's BlockManager and returning what it read. Jobs carry a group and a tag of their own, so
+ * that only the source cancels them, when it stops (Spark's stop of a query cancels the query's group: it
+ * would kill the prefetch tasks, each logged as a warning), and a description that names the source in the
+ * Spark UI.
  */
 final class SparkPrefetchJobs(sc: SparkContext, config: PrefetchConfig, aws: AwsConfig, description: String)
     extends PrefetchJobs {
@@ -28,20 +30,27 @@ final class SparkPrefetchJobs(sc: SparkContext, config: PrefetchConfig, aws: Aws
   }
 
   /**
-   * The prefetch thread inherited the query thread's job properties. Its jobs keep the query's group and
-   * scheduler pool, get their own tag, and do not claim to belong to a SQL execution. Cancelling them does
-   * not interrupt their threads: a task sees it is cancelled between two calls (within
-   * [[PrefetchTask.PollMs]]), so no Kinesis call is cut off mid-request.
+   * The prefetch thread inherited the query thread's job properties. Its jobs keep the query's scheduler
+   * pool, get a group named after the query's (`<query's group>/kinesis-prefetch`) and their own tag, and do
+   * not claim to belong to a SQL execution. Cancelling them does not interrupt their threads: a task sees
+   * it is cancelled between two calls (within [[PrefetchTask.PollMs]]), so no Kinesis call is cut off
+   * mid-request.
    */
   private def prepareThread(): Unit = if (!prepared) {
+    val queryGroup = Option(sc.getLocalProperty(SparkPrefetchJobs.JobGroupProperty))
     sc.setLocalProperty("spark.sql.execution.id", null)
     sc.setLocalProperty("spark.sql.execution.root.id", null)
-    sc.setLocalProperty("spark.job.interruptOnCancel", "false")
+    sc.setJobGroup(
+      queryGroup.fold(tag)(_ + "/kinesis-prefetch"),
+      s"Kinesis prefetch for $description",
+      interruptOnCancel = false)
     sc.addJobTag(tag)
     prepared = true
   }
 
   override def cancel(): Unit = sc.cancelJobsWithTag(tag)
+
+  override def shutDown: Boolean = sc.isStopped
 
   override def wasCancelled(failure: Throwable): Boolean = failure match {
     case e: SparkThrowable => SparkShims.errorCondition(e).contains("SPARK_JOB_CANCELLED")
@@ -50,6 +59,9 @@ final class SparkPrefetchJobs(sc: SparkContext, config: PrefetchConfig, aws: Aws
 }
 
 object SparkPrefetchJobs {
+
+  /** The local property holding a thread's job group (SparkContext.SPARK_JOB_GROUP_ID). */
+  private val JobGroupProperty = "spark.jobGroup.id"
 
   /**
    * What a task runs: a function of the settings alone, so that no driver-side object travels with it. It

@@ -37,7 +37,7 @@ final class InitialOffsetStore(metadataPath: String, hadoopConf: Configuration) 
   private def read(): KinesisSourceOffset = {
     val fs = path.getFileSystem(hadoopConf)
     val in = fs.open(path)
-    try KinesisSourceOffset.fromJson(new String(in.readAllBytes(), StandardCharsets.UTF_8))
+    try KinesisSourceOffset.fromJson(new String(in.readAllBytes(), StandardCharsets.UTF_8), s" in file $path")
     finally in.close()
   }
 }

@@ -143,15 +143,12 @@ final class KinesisMicroBatchStream(
    */
   override def latestOffset(start: Offset, limit: ReadLimit): Offset = {
     val from = start.asInstanceOf[KinesisSourceOffset]
-    val recorded = checkIdentities(from)
+    val recorded = checkStreams(from)
     val listed = listShards()
     health.check()
-    identities.checkShards(from.shards, listed)
-    val tracked = ShardLineage.track(withoutExpiredShards(from.shards, listed), listed)
-    val readable = tracked.filter { case (key, _) => ShardLineage.readable(key, tracked, listed) }
     throwIfPrefetchFailed(recorded)
-    removeBlocks(catalog.sync(readable, listed.collect { case (key, shard) if shard.isClosed => key }.toSet))
-    prefetcher.start()
+    identities.checkShards(from.shards, listed)
+    val (tracked, readable) = prefetchFrom(from.shards, listed)
     val limits = limitsOf(limit)
     var advanced = advance(readable, limits)
     if (availableNowCutoff.isDefined) {
@@ -161,33 +158,45 @@ final class KinesisMicroBatchStream(
         advanced = advance(readable, limits)
       }
     }
-    lastShardCounts = (listed.size, listed.values.count(_.isClosed))
     KinesisSourceOffset(tracked ++ advanced, recorded)
   }
 
-  /** Fails if a stream was recreated since `offset`; returns the identities to record from here on. */
-  private def checkIdentities(offset: KinesisSourceOffset): Map[String, StreamIdentity] =
+  /**
+   * Has the prefetcher read on from `positions`, the start of the next batch: the shards not read to their
+   * end, with the children of those that are, and of them those readable now (their parents read to their
+   * ends). Returns both.
+   */
+  private def prefetchFrom(
+      positions: Map[ShardKey, ShardPosition],
+      listed: Map[ShardKey, ShardInfo]): (Map[ShardKey, ShardPosition], Map[ShardKey, ShardPosition]) = {
+    val tracked = ShardLineage.track(withoutExpiredShards(positions, listed), listed)
+    val readable = tracked.filter { case (key, _) => ShardLineage.readable(key, tracked, listed) }
+    removeBlocks(catalog.sync(readable, listed.collect { case (key, shard) if shard.isClosed => key }.toSet))
+    prefetcher.start()
+    lastShardCounts = (listed.size, listed.values.count(_.isClosed))
+    (tracked, readable)
+  }
+
+  /**
+   * Fails if `offset` has positions in streams this query does not read, or a stream was recreated since;
+   * returns the identities to record from here on.
+   */
+  private def checkStreams(offset: KinesisSourceOffset): Map[String, StreamIdentity] = {
+    val recorded = offset.shards.keySet.map(_.stream)
+    if (!recorded.subsetOf(config.streams.toSet))
+      throw KinesisErrors.checkpointOtherStreams(recorded.toSeq.sorted, config.streams)
     onDriver("DescribeStreamSummary")(identities.check(offset.identities))
+  }
 
   /**
    * Positions with the shards Kinesis no longer lists, though the query had not read them to their end,
    * marked finished: such a shard was closed by a reshard and its retention period ended first, so its
-   * remaining records are gone. The query fails then, unless failOnDataLoss is false. A shard the stream
-   * never had fails the query whatever failOnDataLoss says: going on would read the stream's own shards
-   * from their start again, records a committed batch already delivered among them.
+   * remaining records are gone. The query fails then, unless failOnDataLoss is false.
    */
   private def withoutExpiredShards(
       positions: Map[ShardKey, ShardPosition],
       listed: Map[ShardKey, ShardInfo]): Map[ShardKey, ShardPosition] = {
-    val expired = positions.filter { case (key, p) => p != ShardPosition.ShardEnd && !listed.contains(key) }
-    expired.keys.toSeq.sortBy(_.shardId).find(!ShardLineage.couldHaveExpired(_, listed)).foreach { key =>
-      val ofStream = listed.keys.filter(_.stream == key.stream).map(_.shardId).toSeq.sorted
-      val shown =
-        if (ofStream.isEmpty) "no shard"
-        else if (ofStream.size <= 5) ofStream.mkString(", ")
-        else s"${ofStream.take(5).mkString(", ")} and ${ofStream.size - 5} more"
-      throw KinesisErrors.checkpointForeign(key.stream, key.shardId, shown)
-    }
+    val expired = unlisted(positions, listed)
     expired.foreach { case (key, position) =>
       val lost = remainderOf(position)
       val reason = "the shard was closed and its retention period ended before the query read it to its end"
@@ -195,6 +204,26 @@ final class KinesisMicroBatchStream(
       log.warn(s"Skipping the $lost of $key: $reason (failOnDataLoss is false)")
     }
     positions ++ expired.keys.map(_ -> ShardPosition.ShardEnd)
+  }
+
+  /**
+   * The shards of `positions` that Kinesis does not list and that are not read to their end. A shard the
+   * stream never had fails the query whatever failOnDataLoss says: going on would read the stream's own
+   * shards from their start again, records a committed batch already delivered among them.
+   */
+  private def unlisted(
+      positions: Map[ShardKey, ShardPosition],
+      listed: Map[ShardKey, ShardInfo]): Map[ShardKey, ShardPosition] = {
+    val gone = positions.filter { case (key, p) => p != ShardPosition.ShardEnd && !listed.contains(key) }
+    gone.keys.toSeq.sortBy(_.shardId).find(!ShardLineage.couldHaveExpired(_, listed)).foreach { key =>
+      val ofStream = listed.keys.filter(_.stream == key.stream).map(_.shardId).toSeq.sorted
+      val shown =
+        if (ofStream.isEmpty) "no shard"
+        else if (ofStream.size <= 5) ofStream.mkString(", ")
+        else s"${ofStream.take(5).mkString(", ")} and ${ofStream.size - 5} more"
+      throw KinesisErrors.checkpointForeign(key.stream, key.shardId, shown)
+    }
+    gone
   }
 
   private def remainderOf(position: ShardPosition): String = position match {
@@ -286,12 +315,20 @@ final class KinesisMicroBatchStream(
   /**
    * The batch's stretches from the catalog, or, for a shard whose range the catalog does not hold (the
    * query restarted, or blocks were lost), its whole range to be read from Kinesis again.
+   *
+   * A restarted query replays its last batch, if it was not committed, before it asks for a new offset:
+   * the streams and shards of the batch's end are checked then as they are for a new batch, and the
+   * prefetcher starts reading on from there while the replayed batch's tasks read its range from Kinesis.
    */
   override def planInputPartitions(start: Offset, end: Offset): Array[InputPartition] = {
     val from = start.asInstanceOf[KinesisSourceOffset].shards
     val to = end.asInstanceOf[KinesisSourceOffset].shards
-    // A restarted query replays its last batch before it plans a new one: check the streams first.
-    checkIdentities(end.asInstanceOf[KinesisSourceOffset])
+    if (prefetcherInUse.isEmpty) {
+      checkStreams(end.asInstanceOf[KinesisSourceOffset])
+      val listed = listShards()
+      identities.checkShards(to, listed)
+      prefetchFrom(to, listed)
+    }
     val segments = to.toSeq.sortBy { case (key, _) => (key.stream, key.shardId) }.flatMap { case (key, until) =>
       val since = from.getOrElse(key, ShardPosition.TrimHorizon)
       if (since == until) Nil
@@ -347,7 +384,10 @@ final class KinesisMicroBatchStream(
     )).asJava
   }
 
-  override def deserializeOffset(json: String): Offset = KinesisSourceOffset.fromJson(json)
+  override def deserializeOffset(json: String): Offset = {
+    val where = CheckpointFiles.queryCheckpoint(checkpointLocation).fold("")(c => s" in the offset log $c/offsets")
+    KinesisSourceOffset.fromJson(json, where)
+  }
 
   /** The batch up to `end` is done: its blocks are freed. */
   override def commit(end: Offset): Unit =

@@ -5,6 +5,7 @@ import org.apache.spark.sql.connector.metric.CustomMetric
 import org.apache.spark.sql.connector.read.streaming.MicroBatchStream
 import org.apache.spark.sql.connector.read.Scan
 import org.apache.spark.sql.types.StructType
+import org.apache.spark.sql.SparkSession
 
 /** The scan Spark plans with; describes itself without options, so no secret reaches a plan string. */
 final class KinesisScan(config: KinesisSourceConfig) extends Scan {
@@ -15,6 +16,9 @@ final class KinesisScan(config: KinesisSourceConfig) extends Scan {
 
   override def supportedCustomMetrics(): Array[CustomMetric] = KinesisReadMetrics.supported
 
-  override def toMicroBatchStream(checkpointLocation: String): MicroBatchStream =
+  /** Spark asks for the stream when the query starts, before it reads its logs in the checkpoint. */
+  override def toMicroBatchStream(checkpointLocation: String): MicroBatchStream = {
+    CheckpointFiles.checkReadable(checkpointLocation, SparkSession.active.sparkContext.hadoopConfiguration)
     new KinesisMicroBatchStream(config, checkpointLocation)
+  }
 }

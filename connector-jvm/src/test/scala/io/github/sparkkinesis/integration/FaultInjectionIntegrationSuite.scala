@@ -6,9 +6,7 @@ import java.nio.file.{Files, Paths}
 import scala.jdk.CollectionConverters._
 
 import io.github.sparkkinesis.errors.KinesisException
-import io.github.sparkkinesis.testing.MemoryStreams._
 import org.apache.spark.sql.streaming.StreamingQuery
-import org.apache.spark.sql.SparkSession
 import org.scalatest.funsuite.AnyFunSuite
 import org.slf4j.LoggerFactory
 
@@ -26,18 +24,23 @@ class FaultInjectionIntegrationSuite extends AnyFunSuite with SourceIntegration 
   private def outage(seconds: Int)(during: => Unit): Seq[String] = {
     assume(canStopEmulator, "the endpoint is external: it cannot be stopped")
     Thread.sleep(2500) // the emulator writes its data to disk every second
-    val mark = s"outage ${java.util.UUID.randomUUID()}"
-    marks.warn(s"$mark starts")
-    stopEmulator()
-    val started = System.nanoTime()
-    try {
-      during
-      val left = seconds * 1000L - (System.nanoTime() - started) / 1000000
-      if (left > 0) Thread.sleep(left)
-    } finally {
-      marks.warn(s"$mark ends")
-      restartEmulator()
+    loggedDuring("outage") {
+      stopEmulator()
+      val started = System.nanoTime()
+      try {
+        during
+        val left = seconds * 1000L - (System.nanoTime() - started) / 1000000
+        if (left > 0) Thread.sleep(left)
+      } finally restartEmulator()
     }
+  }
+
+  /** The log lines written while `body` runs. */
+  private def loggedDuring(what: String)(body: => Unit): Seq[String] = {
+    val mark = s"$what ${java.util.UUID.randomUUID()}"
+    marks.warn(s"$mark starts")
+    try body
+    finally marks.warn(s"$mark ends")
     val log = new String(Files.readAllBytes(Paths.get("target/test.log")), UTF_8).split("\n").toSeq
     log.dropWhile(!_.contains(s"$mark starts")).takeWhile(!_.contains(s"$mark ends")).drop(1)
   }
@@ -92,23 +95,25 @@ class FaultInjectionIntegrationSuite extends AnyFunSuite with SourceIntegration 
     readThroughAnOutage(newStream(shards = 2), "consumerMode" -> "efo", "consumerName" -> "fault-injection")
   }
 
+  test("a graceful stop kills no prefetch task and logs nothing above INFO of its own", Integration) {
+    val stream = newStream(shards = 2)
+    put(stream, (1 to 20).map(i => s"r$i"))
+    val collector = new BatchCollector()
+    val query = collector.start(read(stream)("initialPosition" -> "trim_horizon"), newCheckpoint())
+    eventually("the records", query = Some(query))(collector.rows.size >= 20)
+    Thread.sleep(3000) // the prefetcher polls on, caught up
+    val lines = loggedDuring("stop")(query.stop())
+    val loud = lines.filter(l => l.contains(" WARN ") || l.contains(" ERROR "))
+    // Spark 4 warns of its own accord when it stops any streaming query between two batches: the query's
+    // job group has no job to cancel then.
+    val ours = loud.filterNot(_.contains("Failed to cancel job group"))
+    assert(ours.isEmpty, ours.mkString("\n"))
+    assert(!lines.exists(_.contains("TaskKilled")), lines.filter(_.contains("TaskKilled")).mkString("\n"))
+  }
+
   test("the sink: rows written while Kinesis is gone arrive, each once, when it is back", Integration) {
     val stream = newStream(shards = 1)
-    val session: SparkSession = spark
-    import session.implicits._
-    implicit val context: org.apache.spark.sql.SQLContext = session.sqlContext
-    val input = MemoryStream[(String, String)]
-    val query = input
-      .toDF()
-      .toDF("partitionKey", "data")
-      .writeStream
-      .format("kinesis")
-      .option("streamName", stream)
-      .option("endpoint", endpoint)
-      .option("region", region)
-      .options(credentialOptions)
-      .option("checkpointLocation", newCheckpoint())
-      .start()
+    val (input, query) = streamingWrite(sinkOptions(Some(stream)))
     try {
       input.addData((1 to 20).map(i => (s"k$i", s"before-$i")))
       query.processAllAvailable()
@@ -136,13 +141,31 @@ class FaultInjectionIntegrationSuite extends AnyFunSuite with SourceIntegration 
     outage(seconds = 25) {
       eventually("the query to fail", seconds = 25)(query.exception.isDefined)
     }
-    val cause = Iterator.iterate[Throwable](query.exception.get)(_.getCause).takeWhile(_ != null).collectFirst {
-      case k: KinesisException => k
-    }
+    val cause = kinesisCause(query.exception.get)
     assert(cause.exists(_.getCondition == "KINESIS_UNAVAILABLE"), query.exception.get)
     assert(cause.get.getMessage.contains(s"to read stream '$stream' has failed for"), cause.get.getMessage)
     assert(cause.get.getMessage.contains(endpoint), cause.get.getMessage)
   }
+
+  test("a checkpoint of a query that read another stream fails the restart, naming both streams", Integration) {
+    val stream = newStream(shards = 1)
+    val other = newStream(shards = 1)
+    put(stream, Seq("one"))
+    put(other, Seq("elsewhere"))
+    val checkpoint = newCheckpoint()
+    val first = new BatchCollector()
+    runUntil(first, first.start(read(stream)("initialPosition" -> "trim_horizon"), checkpoint), 1)
+    val restarted = new BatchCollector()
+    val query = restarted.start(read(other)("initialPosition" -> "trim_horizon"), checkpoint)
+    eventually("the query to fail")(query.exception.isDefined)
+    val cause = kinesisCause(query.exception.get)
+    assert(cause.exists(_.getCondition == "KINESIS_CHECKPOINT_OTHER_STREAMS"), query.exception.get)
+    assert(cause.get.getMessage.contains(s"reads stream '$other', not stream '$stream'"), cause.get.getMessage)
+    assert(restarted.rows.isEmpty, "nothing of the other stream is read")
+  }
+
+  private def kinesisCause(e: Throwable): Option[KinesisException] =
+    Iterator.iterate(e)(_.getCause).takeWhile(_ != null).collectFirst { case k: KinesisException => k }
 
   /** Every record's data, read back with the AWS API from the start of the stream's one shard. */
   private def readBack(stream: String): Seq[String] = {

@@ -7,9 +7,8 @@ import io.github.sparkkinesis.client.{KinesisApiException, PutRecord, PutResult,
 import io.github.sparkkinesis.errors.KinesisIllegalArgumentException
 import io.github.sparkkinesis.kpl.{AggregatedRecords, UserRecord}
 import io.github.sparkkinesis.testing.{DelegatingKinesisApi, SqlUiMetrics}
-import io.github.sparkkinesis.testing.MemoryStreams._
 import org.apache.spark.sql.{DataFrame, Row, SparkSession}
-import org.apache.spark.sql.streaming.{StreamingQuery, Trigger}
+import org.apache.spark.sql.streaming.Trigger
 import org.scalatest.funsuite.AnyFunSuite
 
 /** Writes with the sink to a real Kinesis API (kinesis-local by default) and reads back with the source. */
@@ -18,9 +17,6 @@ class SinkIntegrationSuite extends AnyFunSuite with SourceIntegration {
   /** What a row written to Kinesis comes back as: its partition key and data. */
   private case class Written(partitionKey: String, data: String)
 
-  private def sinkOptions(stream: Option[String], more: (String, String)*): Map[String, String] =
-    stream.map("streamName" -> _).toMap ++ Map("endpoint" -> endpoint, "region" -> region) ++ credentialOptions ++ more
-
   private def rowsToWrite(n: Int, prefix: String): Seq[Written] =
     (1 to n).map(i => Written(s"key-${i % 23}", s"$prefix-$i"))
 
@@ -28,23 +24,6 @@ class SinkIntegrationSuite extends AnyFunSuite with SourceIntegration {
     val session: SparkSession = spark
     import session.implicits._
     rows.map(w => (w.partitionKey, w.data)).toDF("partitionKey", "data").repartition(3)
-  }
-
-  /** A streaming query writing what is added to its (partitionKey, data) input to Kinesis. */
-  private def streamingWrite(options: Map[String, String]): (MemoryStream[(String, String)], StreamingQuery) = {
-    val session: SparkSession = spark
-    import session.implicits._
-    implicit val context: org.apache.spark.sql.SQLContext = session.sqlContext
-    val input = MemoryStream[(String, String)]
-    val query = input
-      .toDF()
-      .toDF("partitionKey", "data")
-      .writeStream
-      .format("kinesis")
-      .options(options)
-      .option("checkpointLocation", newCheckpoint())
-      .start()
-    (input, query)
   }
 
   /** Everything in the stream, read with the source under Trigger.AvailableNow. */

@@ -4,7 +4,8 @@ import java.nio.charset.StandardCharsets.UTF_8
 
 import io.github.sparkkinesis.client.{PutRecord, PutResult}
 import io.github.sparkkinesis.testing.{KinesisEmulator, SparkStatus, SparkStreamingSuite}
-import org.apache.spark.sql.{DataFrame, Row}
+import io.github.sparkkinesis.testing.MemoryStreams._
+import org.apache.spark.sql.{DataFrame, Row, SparkSession}
 import org.apache.spark.sql.streaming.StreamingQuery
 import org.scalatest.{Suite, Tag}
 
@@ -28,6 +29,27 @@ trait SourceIntegration extends KinesisEmulator with SparkStreamingSuite { self:
       assert(results.forall(_.succeeded), results.filterNot(_.succeeded))
       results
     }
+
+  /** The options of a write to `stream` (none, to test its absence) of the emulator, and `more`. */
+  def sinkOptions(stream: Option[String], more: (String, String)*): Map[String, String] =
+    stream.map("streamName" -> _).toMap ++ Map("endpoint" -> endpoint, "region" -> region) ++ credentialOptions ++ more
+
+  /** A streaming query writing what is added to its (partitionKey, data) input to Kinesis. */
+  def streamingWrite(options: Map[String, String]): (MemoryStream[(String, String)], StreamingQuery) = {
+    val session: SparkSession = spark
+    import session.implicits._
+    implicit val context: org.apache.spark.sql.SQLContext = session.sqlContext
+    val input = MemoryStream[(String, String)]
+    val query = input
+      .toDF()
+      .toDF("partitionKey", "data")
+      .writeStream
+      .format("kinesis")
+      .options(options)
+      .option("checkpointLocation", newCheckpoint())
+      .start()
+    (input, query)
+  }
 
   def read(streams: String*)(options: (String, String)*): DataFrame =
     spark.readStream

@@ -5,11 +5,11 @@ import java.nio.charset.StandardCharsets.UTF_8
 import io.github.sparkkinesis.config.{InitialPosition, TriggerLimits}
 import io.github.sparkkinesis.kpl.{AggregatedRecords, UserRecord}
 import io.github.sparkkinesis.offsets.{KinesisSourceOffset, ShardPosition}
-import io.github.sparkkinesis.testing.StreamFixture
+import io.github.sparkkinesis.testing.{StopsFixtureStreams, StreamFixture}
 import org.scalatest.funsuite.AnyFunSuite
 
 /** The source reads KPL aggregated records as their user records, and can stop and resume inside one. */
-class DeaggregationSuite extends AnyFunSuite {
+class DeaggregationSuite extends AnyFunSuite with StopsFixtureStreams {
 
   private def aggregate(values: Seq[String]): Array[Byte] =
     AggregatedRecords.encode(values.map(v => UserRecord(s"pk-$v", None, v.getBytes(UTF_8))))

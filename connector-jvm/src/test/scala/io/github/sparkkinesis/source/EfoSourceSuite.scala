@@ -2,11 +2,11 @@ package io.github.sparkkinesis.source
 
 import io.github.sparkkinesis.config.{ConsumerConfig, ConsumerMode, InitialPosition, TriggerLimits}
 import io.github.sparkkinesis.prefetch.SubscriptionPool
-import io.github.sparkkinesis.testing.StreamFixture
+import io.github.sparkkinesis.testing.{StopsFixtureStreams, StreamFixture}
 import org.scalatest.funsuite.AnyFunSuite
 
 /** The source under consumerMode efo, against a fake Kinesis. */
-class EfoSourceSuite extends AnyFunSuite {
+class EfoSourceSuite extends AnyFunSuite with StopsFixtureStreams {
 
   private def efo(names: Option[Seq[String]] = None, deregister: Boolean = false) =
     new StreamFixture(

@@ -2,12 +2,12 @@ package io.github.sparkkinesis.source
 
 import io.github.sparkkinesis.config._
 import io.github.sparkkinesis.offsets.{ShardKey, ShardPosition}
-import io.github.sparkkinesis.testing.StreamFixture
+import io.github.sparkkinesis.testing.{StopsFixtureStreams, StreamFixture}
 import org.scalatest.concurrent.Eventually
 import org.scalatest.funsuite.AnyFunSuite
 import org.scalatest.time.{Seconds, Span}
 
-class KinesisMicroBatchStreamSuite extends AnyFunSuite with Eventually {
+class KinesisMicroBatchStreamSuite extends AnyFunSuite with StopsFixtureStreams with Eventually {
 
   implicit override val patienceConfig: PatienceConfig = PatienceConfig(timeout = Span(20, Seconds))
 
@@ -99,6 +99,41 @@ class KinesisMicroBatchStreamSuite extends AnyFunSuite with Eventually {
     f.stream.stop()
     f.stream = f.newStream()
     assert(f.read(initial, end) == fromBlocks)
+    f.stream.stop()
+  }
+
+  test("when Spark shuts down under a running query, prefetching ends, failing nothing") {
+    val f = new Fixture(InitialPosition.TrimHorizon)
+    val Seq(a) = f.api.createStream("s", 1)
+    f.api.put("s", a, "a1")
+    val end = f.next(f.initial)
+    f.runtime.sparkStopped = true
+    eventually {
+      val before = f.runtime.jobsRun
+      Thread.sleep(50)
+      assert(f.runtime.jobsRun == before, "the prefetch loop has ended")
+    }
+    assert(f.latest(end) == end, "no failure reaches the query")
+  }
+
+  test("a restarted query replaying its last batch shows the shards and lag, and prefetches the next one") {
+    val f = new Fixture(InitialPosition.TrimHorizon, maxRecords = 4)
+    val Seq(a, b) = f.api.createStream("s", 2)
+    (1 to 10).foreach(i => f.api.put("s", a, s"a$i"))
+    val initial = f.initial
+    val end = f.next(initial)
+    val first = f.read(initial, end)
+    f.stream.stop()
+    (11 to 15).foreach(i => f.api.put("s", a, s"a$i"))
+    f.stream = f.newStream()
+    assert(f.read(initial, end) == first, "the replayed batch")
+    // The first progress after the restart comes before the source is asked for a new offset.
+    assert(f.metrics("numTotalShards") == "2")
+    eventually(assert(f.metrics.contains("maxMsBehindLatest")))
+    eventually(assert(f.metrics("totalPrefetchedBytes").toLong > 0, "the next batch is prefetched"))
+    val (rest, _) = f.readAll(end, 15 - first.size)
+    assert((first ++ rest).map(_._2) == (1 to 15).map(i => s"a$i"))
+    assert(!(first ++ rest).exists(_._1 == b))
     f.stream.stop()
   }
 

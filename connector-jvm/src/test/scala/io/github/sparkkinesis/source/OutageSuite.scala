@@ -3,12 +3,12 @@ package io.github.sparkkinesis.source
 import io.github.sparkkinesis.client.{KinesisApiException, ShardInfo}
 import io.github.sparkkinesis.config.InitialPosition
 import io.github.sparkkinesis.errors.{ErrorCondition, KinesisException}
-import io.github.sparkkinesis.testing.{DelegatingKinesisApi, StreamFixture}
+import io.github.sparkkinesis.testing.{DelegatingKinesisApi, StopsFixtureStreams, StreamFixture}
 import org.apache.hadoop.conf.Configuration
 import org.scalatest.funsuite.AnyFunSuite
 
 /** Kinesis unreachable while a source runs, or when it starts: the query goes on, says so, and is bounded. */
-class OutageSuite extends AnyFunSuite {
+class OutageSuite extends AnyFunSuite with StopsFixtureStreams {
 
   private class Fixture(outageTimeoutMs: Option[Long])
       extends StreamFixture(InitialPosition.TrimHorizon, outageTimeoutMs = outageTimeoutMs) {

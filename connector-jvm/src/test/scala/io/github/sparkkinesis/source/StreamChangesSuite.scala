@@ -5,7 +5,7 @@ import scala.collection.mutable
 import io.github.sparkkinesis.config.{InitialPosition, TriggerLimits}
 import io.github.sparkkinesis.errors.KinesisException
 import io.github.sparkkinesis.offsets.{KinesisSourceOffset, ShardKey}
-import io.github.sparkkinesis.testing.StreamFixture
+import io.github.sparkkinesis.testing.{StopsFixtureStreams, StreamFixture}
 import org.scalacheck.Gen
 import org.scalatest.concurrent.Eventually
 import org.scalatest.funsuite.AnyFunSuite
@@ -16,7 +16,7 @@ import org.scalatestplus.scalacheck.ScalaCheckPropertyChecks
  * A stream changing under the query: reshards, records trimmed by retention, closed shards that expire,
  * and a stream deleted and created again, against a fake Kinesis.
  */
-class StreamChangesSuite extends AnyFunSuite with Eventually with ScalaCheckPropertyChecks {
+class StreamChangesSuite extends AnyFunSuite with StopsFixtureStreams with Eventually with ScalaCheckPropertyChecks {
 
   implicit override val patienceConfig: PatienceConfig = PatienceConfig(timeout = Span(20, Seconds))
 
@@ -134,7 +134,32 @@ class StreamChangesSuite extends AnyFunSuite with Eventually with ScalaCheckProp
         message
       )
       f.stream.stop()
+      // A restarted query replaying a batch that ends there fails the same way, before any task reads.
+      f.stream = f.newStream()
+      val replay = intercept[KinesisException](f.stream.planInputPartitions(end, edited))
+      assert(replay.getCondition == "KINESIS_CHECKPOINT_FOREIGN", replay.getMessage)
+      f.stream.stop()
     }
+  }
+
+  test("a checkpoint of a query that read other streams fails naming them, new batch or replay") {
+    val f = threeAtATime()
+    val Seq(p) = f.api.createStream("s", 1)
+    (1 to 5).foreach(i => f.api.put("s", p, s"p$i"))
+    val end = firstBatchThenStop(f)
+    val other = new StreamFixture(InitialPosition.TrimHorizon, streams = Seq("t", "u"))
+    other.api.createStream("t", 1)
+    other.api.createStream("u", 1)
+    val message = intercept[KinesisException](other.latest(end)).getMessage
+    assert(
+      message.startsWith(
+        "[KINESIS_CHECKPOINT_OTHER_STREAMS] This query's checkpoint was written reading stream 's', and this " +
+          "query reads streams 't', 'u', not stream 's'. A checkpoint belongs to the streams it was written " +
+          "for: set the option 'streamName' back to 's', or start the query with a new checkpoint location"),
+      message
+    )
+    val replay = intercept[KinesisException](other.newStream().planInputPartitions(end, end))
+    assert(replay.getCondition == "KINESIS_CHECKPOINT_OTHER_STREAMS")
   }
 
   test("the first listing of the shards is tried again when Kinesis fails") {

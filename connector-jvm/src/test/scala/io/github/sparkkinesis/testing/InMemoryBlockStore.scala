@@ -53,8 +53,12 @@ final class LocalPrefetchRuntime(api: FakeKinesisApi, clock: Clock) extends Pref
   private val attempts = new java.util.concurrent.atomic.AtomicLong()
   @volatile var jobsRun = 0
 
+  /** Set: jobs fail as Spark's do once its context has stopped. */
+  @volatile var sparkStopped = false
+
   override def jobs(config: KinesisSourceConfig): PrefetchJobs = new PrefetchJobs {
     override def run(tasks: Seq[PrefetchTaskSpec]): Seq[ShardFetchOutcome] = {
+      if (sparkStopped) throw new IllegalStateException("Cannot call methods on a stopped SparkContext.")
       jobsRun += 1
       // A manual clock lets idle tasks end at once; a real pause keeps the loop from spinning (and filling
       // the log) while a test looks elsewhere.
@@ -64,5 +68,6 @@ final class LocalPrefetchRuntime(api: FakeKinesisApi, clock: Clock) extends Pref
     }
     override def cancel(): Unit = ()
     override def wasCancelled(failure: Throwable): Boolean = false
+    override def shutDown: Boolean = sparkStopped
   }
 }

@@ -42,16 +42,17 @@ class StreamFixture(
     outageTimeoutMs
   )
   var runtime = new LocalPrefetchRuntime(api, clock)
-  def newStream() = {
+  def newStream(): KinesisMicroBatchStream = {
     runtime = new LocalPrefetchRuntime(api, clock)
-    new KinesisMicroBatchStream(
-      config,
-      checkpoint,
-      clock,
-      _ => api,
-      () => new Configuration(),
-      runtime,
-      () => Some(StreamFixture.QueryId))
+    StreamFixture.remember(
+      new KinesisMicroBatchStream(
+        config,
+        checkpoint,
+        clock,
+        _ => api,
+        () => new Configuration(),
+        runtime,
+        () => Some(StreamFixture.QueryId)))
   }
   var stream = newStream()
 
@@ -105,6 +106,19 @@ class StreamFixture(
 }
 
 object StreamFixture {
+  private val created = new java.util.concurrent.ConcurrentLinkedQueue[KinesisMicroBatchStream]()
+
+  private def remember(stream: KinesisMicroBatchStream): KinesisMicroBatchStream = {
+    created.add(stream)
+    stream
+  }
+
+  /** Stops every stream a fixture made, as a query's end would: their prefetch loops would run on. */
+  def stopAll(): Unit =
+    Iterator.continually(created.poll()).takeWhile(_ != null).foreach { stream =>
+      try stream.stop()
+      catch { case scala.util.control.NonFatal(_) => }
+    }
   val QueryId = "5d2a4c1e-8f3b-4a8e-9c61-2b7f0e9d3a11"
   val Patience: Eventually.PatienceConfig = Eventually.PatienceConfig(timeout = Span(20, Seconds))
 
