@@ -88,6 +88,14 @@ def connectorFor(lineId: String): Project = {
       Compile / sourceGenerators += Def.task {
         Seq(BuiltFor.write((Compile / sourceManaged).value, line, sparkLines, version.value))
       }.taskValue,
+      // The repository's LICENSE and NOTICE, in the jar's META-INF.
+      Compile / resourceGenerators += Def.task {
+        Seq("LICENSE", "NOTICE").map { name =>
+          val target = (Compile / resourceManaged).value / "META-INF" / name
+          IO.copyFile(root / name, target)
+          target
+        }
+      }.taskValue,
 
       // ---- Spark, provided: on the compile and test classpaths, never in the jar or its pom ----
       sparkJarsDir := (if (line.sparkFromMaven) None else Some(pysparkJars(root))),
@@ -141,18 +149,33 @@ def connectorFor(lineId: String): Project = {
         "org.apache.hc.**"
       ).map(p => ShadeRule.rename(p -> s"$shadedPrefix.@0").inAll),
       assembly / assemblyMergeStrategy := {
-        case PathList("META-INF", "services", _*) => MergeStrategy.filterDistinctLines
-        case PathList("META-INF", xs @ _*) if xs.lastOption.exists(_.endsWith(".kotlin_module")) =>
-          MergeStrategy.discard
-        case PathList("META-INF", "versions", _*) => MergeStrategy.discard
-        case PathList("META-INF", "native-image", _*) => MergeStrategy.discard
-        case PathList("META-INF", "io.netty.versions.properties") => MergeStrategy.discard
-        case PathList("META-INF", "MANIFEST.MF") => MergeStrategy.discard
-        case PathList("META-INF", n) if n.toUpperCase.matches("(LICENSE|NOTICE|DEPENDENCIES)(\\..*)?") =>
-          MergeStrategy.first
-        case "module-info.class" => MergeStrategy.discard
-        case x if x.endsWith("/module-info.class") => MergeStrategy.discard
-        case x => (assembly / assemblyMergeStrategy).value(x)
+        val ourOrganization = organization.value
+        val fallback = (assembly / assemblyMergeStrategy).value
+        // The connector's own LICENSE and NOTICE keep their names; each bundled jar's get its name appended.
+        val keepingOurs = CustomMergeStrategy.rename { dependency =>
+          dependency.module.filterNot(_.organization == ourOrganization) match {
+            case None => dependency.target
+            case Some(bundled) =>
+              val dot = dependency.target.indexOf('.')
+              val (base, extension) = dependency.target.splitAt(if (dot < 0) dependency.target.length else dot)
+              s"${base}_${bundled.name}-${bundled.version}$extension"
+          }
+        }
+        (path: String) =>
+          path match {
+            case PathList("META-INF", "services", _*) => MergeStrategy.filterDistinctLines
+            case PathList("META-INF", xs @ _*) if xs.lastOption.exists(_.endsWith(".kotlin_module")) =>
+              MergeStrategy.discard
+            case PathList("META-INF", "versions", _*) => MergeStrategy.discard
+            case PathList("META-INF", "native-image", _*) => MergeStrategy.discard
+            case PathList("META-INF", "io.netty.versions.properties") => MergeStrategy.discard
+            case PathList("META-INF", "MANIFEST.MF") => MergeStrategy.discard
+            case PathList("META-INF", n) if n.toUpperCase.matches("(LICENSE|NOTICE|DEPENDENCIES)(\\..*)?") =>
+              keepingOurs
+            case "module-info.class" => MergeStrategy.discard
+            case x if x.endsWith("/module-info.class") => MergeStrategy.discard
+            case x => fallback(x)
+          }
       },
       connectorJar := assembly.value,
 

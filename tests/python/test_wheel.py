@@ -3,10 +3,12 @@ streaming read through configure_spark_with_kinesis, as a user who ran ``pip ins
 
 from __future__ import annotations
 
+import io
 import shutil
 import subprocess
 import sys
 import textwrap
+import zipfile
 from pathlib import Path
 
 import pyspark
@@ -77,6 +79,16 @@ def test_a_fresh_environment_with_only_the_wheel_and_pyspark_reads_a_stream(
     for i in range(5):
         client.put_record(StreamName=stream, Data=f"from-the-wheel-{i}".encode(), PartitionKey=f"k{i}")
     wheel = _wheel(tmp_path)
+    with zipfile.ZipFile(wheel) as archive:
+        names = archive.namelist()
+        licences = {
+            n.rsplit("/", 1)[1] for n in names if ".dist-info/" in n and n.endswith(("LICENSE", "NOTICE"))
+        }
+        assert licences == {"LICENSE", "NOTICE"}, names
+        (dependencies,) = [n for n in names if n.endswith("-dependencies.jar")]
+        with zipfile.ZipFile(io.BytesIO(archive.read(dependencies))) as jar:
+            assert jar.read("META-INF/NOTICE") == (ROOT / "NOTICE").read_bytes()
+            assert any(n.startswith("META-INF/LICENSE_sdk-core-") for n in jar.namelist())
     venv = tmp_path / "venv"
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=120)
     python = venv / "bin" / "python"

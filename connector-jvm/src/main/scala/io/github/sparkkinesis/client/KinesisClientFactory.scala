@@ -2,7 +2,6 @@ package io.github.sparkkinesis.client
 
 import java.net.URI
 import java.time.Duration
-import java.util.concurrent.ConcurrentHashMap
 
 import scala.util.control.NonFatal
 
@@ -89,18 +88,4 @@ object KinesisClientFactory {
   private lazy val chainRegion: Option[String] =
     try Option(DefaultAwsRegionProviderChain.builder().build().getRegion).map(_.id())
     catch { case NonFatal(_) => None }
-}
-
-/**
- * One [[KinesisApi]] per distinct [[AwsConfig]] per JVM, shared by the tasks of an executor so that each
- * task does not pay for a new connection pool. Thread-safe. The clients live as long as the JVM.
- */
-object SharedKinesisApis {
-  private val apis = new ConcurrentHashMap[AwsConfig, KinesisApi]()
-
-  def get(aws: AwsConfig): KinesisApi = apis.computeIfAbsent(aws, a => KinesisClientFactory.create(a))
-
-  /** Tests: the client this JVM's tasks use for `aws` from now on, e.g. one that injects faults. */
-  private[sparkkinesis] def replace(aws: AwsConfig)(wrap: KinesisApi => KinesisApi): Unit =
-    apis.put(aws, wrap(get(aws)))
 }

@@ -111,52 +111,6 @@ object KinesisSourceConfig {
   }
 }
 
-/**
- * How the background prefetch, and the tasks that read a batch, read Kinesis and store what they read.
- * Serializable: it travels to the tasks.
- *
- * @param maxFetchBytesPerSecond     per shard: the next call waits until the bytes of the last one fit
- * @param minFetchPeriodMs           per shard: least time between two GetRecords calls
- * @param maxFetchDurationMs         longest a prefetch task buffers before handing its blocks over
- * @param fetchBufferBytes           prefetched, uncommitted bytes above which prefetching pauses
- * @param coalesceThresholdBlockSize average block size below which a batch's blocks are packed together
- * @param coalesceBinSize            bytes per packed partition
- * @param failOnDataLoss             whether records trimmed before they were read fail the query
- * @param subscriptionLifetimeMs     enhanced fan-out: a subscription older than this is renewed (Kinesis
- *                                   ends each after five minutes anyway; tests shorten it)
- */
-final case class PrefetchConfig(
-    maxRecordsPerFetch: Int,
-    maxFetchBytesPerSecond: Long,
-    minFetchPeriodMs: Long,
-    maxFetchDurationMs: Long,
-    fetchBufferBytes: Long,
-    shardsPerTask: Int,
-    coalesceThresholdBlockSize: Long,
-    coalesceBinSize: Long,
-    failOnDataLoss: Boolean,
-    subscriptionLifetimeMs: Long
-)
-
-object PrefetchConfig {
-
-  /** `maxFetchRate` is in MB/s, as Kinesis' limits are: 1 MB = 2^20 bytes. */
-  val MB: Long = 1024L * 1024
-
-  val Defaults: PrefetchConfig = PrefetchConfig(
-    maxRecordsPerFetch = 10000,
-    maxFetchBytesPerSecond = MB,
-    minFetchPeriodMs = 400,
-    maxFetchDurationMs = 10000,
-    fetchBufferBytes = 20L * 1024 * MB,
-    shardsPerTask = 5,
-    coalesceThresholdBlockSize = 10000000L,
-    coalesceBinSize = 128000000L,
-    failOnDataLoss = true,
-    subscriptionLifetimeMs = 5L * 60 * 1000
-  )
-}
-
 /** Admission control: how much one micro-batch may take at most, in records and in record bytes. */
 final case class TriggerLimits(maxRecords: Option[Long], maxBytes: Option[Long]) {
   def isEmpty: Boolean = maxRecords.isEmpty && maxBytes.isEmpty

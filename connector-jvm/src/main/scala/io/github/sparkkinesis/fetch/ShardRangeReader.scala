@@ -39,9 +39,6 @@ final class ShardRangeReader(
   private var pending: Iterator[KinesisRecord] = Iterator.empty
   private var finished = false
   private var emptyPollsAtTip = 0
-  private var calls = 0
-
-  def getRecordsCalls: Int = calls
 
   override def hasNext: Boolean = {
     while (!pending.hasNext && !finished) fetch()
@@ -57,7 +54,6 @@ final class ShardRangeReader(
     val iterator = shardIterator.getOrElse(newIterator())
     val batch =
       try {
-        calls += 1
         api.getRecords(key.stream, key.shardId, iterator, maxRecordsPerFetch)
       } catch {
         case _: KinesisApiException.ExpiredIterator =>

@@ -109,6 +109,7 @@ final class BlockCatalog(config: PrefetchConfig) {
           o.millisBehindLatest.foreach(ms => state.millisBehind = Some(ms))
           state.cutoffReached ||= o.cutoffReached
           state.failures = if (o.failure.isEmpty) 0 else state.failures + 1
+          state.answered ||= o.millisBehindLatest.isDefined || o.failure.isDefined || o.reachedEnd || o.cutoffReached
           throttled += o.throttledCalls
           corrupt += o.corruptAggregates
           Nil
@@ -123,6 +124,12 @@ final class BlockCatalog(config: PrefetchConfig) {
     lastOrder += 1
     lastOrder
   }
+
+  /**
+   * Whether Kinesis has answered a prefetch task for each of the shards yet: records or none, with the lag,
+   * or a failure, or the shard's end. (A task may end before its first call to a shard.)
+   */
+  def answered(keys: Set[ShardKey]): Boolean = synchronized(keys.forall(k => shards.get(k).forall(_.answered)))
 
   /** Consecutive failed prefetches of a shard. */
   def failures(key: ShardKey): Int = synchronized(shards.get(key).fold(0)(_.failures))
@@ -223,7 +230,8 @@ object BlockCatalog {
       var millisBehind: Option[Long],
       var cutoffReached: Boolean,
       var failures: Int,
-      var closed: Boolean = false)
+      var closed: Boolean = false,
+      var answered: Boolean = false)
 
   private object ShardState {
     def startingAt(position: ShardPosition, config: PrefetchConfig): ShardState =

@@ -32,8 +32,7 @@ object BlockRef {
  * closed shard is a stretch without records from the last position to `ShardEnd`. Stretches of a shard follow one another:
  * each starts where the previous one ends.
  *
- * @param order          when the catalog received it, across all shards: older data is planned first
- * @param lastArrivalMs  approximate arrival time of its newest record (0 without records)
+ * @param order when the catalog received it, across all shards: older data is planned first
  */
 final case class Segment(
     shard: ShardKey,
@@ -42,8 +41,7 @@ final case class Segment(
     records: Long,
     bytes: Long,
     block: Option[BlockRef],
-    order: Long = 0,
-    lastArrivalMs: Long = 0) {
+    order: Long = 0) {
 
   /** The position of its last record, if it has records. */
   def lastRecord: Option[ShardPosition.After] = to match {

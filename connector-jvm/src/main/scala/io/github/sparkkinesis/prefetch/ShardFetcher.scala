@@ -112,8 +112,7 @@ final class ShardFetcher(
         ShardPosition.After(last), // the last Kinesis record whole, all its user records included
         fetched.size.toLong,
         fetchedBytes,
-        block,
-        lastArrivalMs = fetched.last.approximateArrivalMillis
+        block
       )
     }
     ShardFetchOutcome(

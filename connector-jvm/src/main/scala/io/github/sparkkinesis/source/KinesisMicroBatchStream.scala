@@ -95,6 +95,9 @@ final class KinesisMicroBatchStream(
   /** Under Trigger.AvailableNow: the run's start. */
   @volatile private var availableNowCutoff = Option.empty[Long]
 
+  /** Whether this run's first offset has waited for the prefetcher's first answers. */
+  private var firstAnswersAwaited = false
+
   /** Shards listed at the last batch planning, and how many of them are closed. */
   @volatile private var lastShardCounts = (0, 0)
 
@@ -149,6 +152,7 @@ final class KinesisMicroBatchStream(
     throwIfPrefetchFailed(recorded)
     identities.checkShards(from.shards, listed)
     val (tracked, readable) = prefetchFrom(from.shards, listed)
+    if (!firstAnswersAwaited) awaitFirstAnswers(readable.keySet)
     val limits = limitsOf(limit)
     var advanced = advance(readable, limits)
     if (availableNowCutoff.isDefined) {
@@ -159,6 +163,21 @@ final class KinesisMicroBatchStream(
       }
     }
     KinesisSourceOffset(tracked ++ advanced, recorded)
+  }
+
+  /**
+   * The first offset of a run waits up to [[FirstAnswersWaitMs]] (real time) for the prefetcher to report
+   * on every shard it reads, so that the run's first batch has the data already there and its first
+   * progress the lag behind each shard, instead of an empty batch and no lag.
+   */
+  private def awaitFirstAnswers(shards: Set[ShardKey]): Unit = {
+    firstAnswersAwaited = true
+    val deadline = System.nanoTime() + FirstAnswersWaitMs * 1000000L
+    var left = FirstAnswersWaitMs
+    while (left > 0 && !catalog.answered(shards) && catalog.failure.isEmpty) {
+      catalog.awaitChange(left)
+      left = (deadline - System.nanoTime()) / 1000000L
+    }
   }
 
   /**
@@ -413,6 +432,9 @@ object KinesisMicroBatchStream {
 
   /** How long AvailableNow waits for the prefetcher between looks at the catalog. */
   val AvailableNowWaitMs = 100L
+
+  /** How long the first offset of a run waits for the prefetcher's first answers. */
+  private val FirstAnswersWaitMs = 2000L
 
   /** Pauses between attempts at the first listing of the shards while Kinesis cannot be reached. */
   private val ListRetryMinMs = 500L

@@ -1,6 +1,8 @@
 package io.github.sparkkinesis.packaging
 
 import java.io.DataInputStream
+import java.nio.charset.StandardCharsets.UTF_8
+import java.nio.file.{Files, Paths}
 import java.util.zip.ZipFile
 
 import scala.jdk.CollectionConverters._
@@ -10,7 +12,7 @@ import org.scalatest.funsuite.AnyFunSuite
 /**
  * The assembled jar of the line under test, as users load it: its classes run on the Java the line's Spark
  * runs on (11 for Spark 3.5, 17 for Spark 4), and it carries its dependencies shaded and neither Spark nor
- * Scala.
+ * Scala, with the licences and notices of what it bundles.
  */
 class ConnectorJarSuite extends AnyFunSuite {
 
@@ -35,6 +37,20 @@ class ConnectorJarSuite extends AnyFunSuite {
     assert(own.map(releaseOf).max == release)
     val newer = classes.filter(releaseOf(_) > release)
     assert(newer.isEmpty, s"classes for a Java newer than $release: ${newer.take(5)}")
+  }
+
+  test("the jar carries the connector's LICENSE and NOTICE, and each bundled jar's own beside them") {
+    def text(name: String): String =
+      Option(jar.getEntry(name)).map(e => new String(jar.getInputStream(e).readAllBytes(), UTF_8)).getOrElse("")
+    def repository(name: String) =
+      new String(Files.readAllBytes(Paths.get(sys.props("kinesis.test.root"), name)), UTF_8)
+    assert(text("META-INF/LICENSE") == repository("LICENSE"))
+    assert(text("META-INF/NOTICE") == repository("NOTICE"))
+    val entries = jar.entries().asScala.map(_.getName).toVector
+    Seq("kinesis", "sdk-core", "netty-nio-client", "httpclient5").foreach { bundled =>
+      assert(entries.exists(n => n.startsWith("META-INF/LICENSE_" + bundled + "-")), s"$bundled's licence")
+      assert(entries.exists(n => n.startsWith("META-INF/NOTICE_" + bundled + "-")), s"$bundled's notice")
+    }
   }
 
   test("dependencies are shaded; Spark, Scala and SLF4J are left to Spark") {

@@ -102,6 +102,18 @@ class KinesisMicroBatchStreamSuite extends AnyFunSuite with StopsFixtureStreams 
     f.stream.stop()
   }
 
+  test("a run's first offset waits for the prefetcher's first answers: data in the first batch, lag shown") {
+    val f = new Fixture(InitialPosition.TrimHorizon)
+    val Seq(a, b) = f.api.createStream("s", 2)
+    (1 to 5).foreach(i => f.api.put("s", a, s"a$i"))
+    val initial = f.initial
+    val first = f.latest(initial)
+    assert(first.shards(ShardKey("s", a)) != initial.shards(ShardKey("s", a)), "the first batch has data")
+    assert(first.shards(ShardKey("s", b)) == initial.shards(ShardKey("s", b)))
+    val metrics = f.metrics
+    assert(metrics.contains("maxMsBehindLatest") && metrics("numTotalShards") == "2", metrics)
+  }
+
   test("when Spark shuts down under a running query, prefetching ends, failing nothing") {
     val f = new Fixture(InitialPosition.TrimHorizon)
     val Seq(a) = f.api.createStream("s", 1)

@@ -1,0 +1,72 @@
+package io.github.sparkkinesis.source
+
+import io.github.sparkkinesis.client.KinesisRecord
+import io.github.sparkkinesis.prefetch.{PrefetchRuntime, Segment, SegmentReader}
+import io.github.sparkkinesis.util.SystemClock
+import org.apache.spark.sql.catalyst.InternalRow
+import org.apache.spark.sql.connector.metric.CustomTaskMetric
+import org.apache.spark.sql.connector.read.{InputPartition, PartitionReader, PartitionReaderFactory}
+import org.slf4j.LoggerFactory
+
+/** Creates the readers of [[KinesisInputPartition]]s on executors. */
+final class KinesisPartitionReaderFactory(runtime: PrefetchRuntime) extends PartitionReaderFactory {
+  override def createReader(partition: InputPartition): PartitionReader[InternalRow] =
+    new KinesisPartitionReader(partition.asInstanceOf[KinesisInputPartition], runtime)
+}
+
+/**
+ * Reads one partition's stretches in order and turns each record into a row. Runs in one task on an
+ * executor; not thread-safe. Logs one line per partition when it closes.
+ */
+final class KinesisPartitionReader(partition: KinesisInputPartition, runtime: PrefetchRuntime)
+    extends PartitionReader[InternalRow] {
+  private val log = LoggerFactory.getLogger(getClass)
+  private val startedAt = System.nanoTime()
+  private val remaining = partition.segments.iterator
+  private var records: Iterator[KinesisRecord] = Iterator.empty
+  private var toRow: KinesisRecord => InternalRow = _
+  private var current: InternalRow = _
+  private var readingBlock = false
+  private var fromBlocks = 0L
+  private var fromKinesis = 0L
+  private var bytes = 0L
+  private var blocksGone = 0
+
+  override def next(): Boolean = {
+    while (!records.hasNext && remaining.hasNext) open(remaining.next())
+    records.hasNext && {
+      val record = records.next()
+      if (readingBlock) fromBlocks += 1 else fromKinesis += 1
+      bytes += record.data.length
+      current = toRow(record)
+      true
+    }
+  }
+
+  private def open(segment: Segment): Unit = {
+    val (source, read) = SegmentReader.read(
+      segment,
+      runtime.store,
+      runtime.executorApi(partition.aws),
+      partition.reading,
+      SystemClock
+    )
+    readingBlock = source == SegmentReader.FromBlock
+    if (!readingBlock && segment.block.isDefined) blocksGone += 1
+    toRow = KinesisRecordSchema.rowsOf(segment.shard)
+    records = read
+  }
+
+  override def get(): InternalRow = current
+
+  override def currentMetricsValues(): Array[CustomTaskMetric] = KinesisReadMetrics.taskValues(fromBlocks, fromKinesis)
+
+  override def close(): Unit = {
+    val ms = (System.nanoTime() - startedAt) / 1000000
+    val shards = partition.segments.map(_.shard).distinct
+    log.info(
+      s"Read ${partition.segments.size} stretches of ${shards.mkString(",")}: records=${fromBlocks + fromKinesis} " +
+        s"bytes=$bytes fromBlocks=$fromBlocks fromKinesis=$fromKinesis blocksGone=$blocksGone ms=$ms"
+    )
+  }
+}
