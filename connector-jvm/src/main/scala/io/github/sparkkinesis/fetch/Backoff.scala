@@ -7,20 +7,31 @@ import io.github.sparkkinesis.util.Clock
  * one per shard reader.
  */
 final class Backoff(minMs: Long, maxMs: Long, clock: Clock) {
-  private var next = minMs
+  private var failures = 0
   private var failingSince = Option.empty[Long]
 
   /** Sleeps before the next attempt; returns how long the failures have lasted so far. */
   def sleep(): Long = {
     val started = failingSince.getOrElse { val now = clock.nowMillis(); failingSince = Some(now); now }
-    val jittered = next / 2 + (math.random() * (next / 2 + 1)).toLong
-    clock.sleep(jittered)
-    next = math.min(maxMs, next * 2)
+    failures += 1
+    val pause = Backoff.pauseAfter(failures, minMs, maxMs)
+    clock.sleep(pause / 2 + (math.random() * (pause / 2 + 1)).toLong)
     clock.nowMillis() - started
   }
 
   def reset(): Unit = {
-    next = minMs
+    failures = 0
     failingSince = None
   }
+}
+
+object Backoff {
+
+  /**
+   * The pause after `failures` failures in a row (1 or more): `minMs`, doubled with each further failure,
+   * at most `maxMs`. The one rule of the connector's exponential backoffs, kept by [[Backoff]] and by the
+   * loops that count their failures themselves.
+   */
+  def pauseAfter(failures: Int, minMs: Long, maxMs: Long): Long =
+    math.min(maxMs, minMs << math.min(20, math.max(0, failures - 1)))
 }

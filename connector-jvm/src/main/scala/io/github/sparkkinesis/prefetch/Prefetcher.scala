@@ -6,6 +6,7 @@ import io.github.sparkkinesis.client.ApiFailures
 import io.github.sparkkinesis.config.{ByteSizes, PrefetchConfig}
 import io.github.sparkkinesis.consumers.StreamConsumers
 import io.github.sparkkinesis.errors.{ErrorCondition, KinesisErrors, KinesisException}
+import io.github.sparkkinesis.fetch.Backoff
 import io.github.sparkkinesis.health.KinesisHealth
 import io.github.sparkkinesis.util.{Clock, DaemonThreads}
 import org.slf4j.LoggerFactory
@@ -126,7 +127,7 @@ final class Prefetcher(
           if (failedJobs >= MaxConsecutiveFailures)
             catalog.fail(KinesisErrors.prefetchFailed(description, failedJobs, e))
           else {
-            val pause = math.min(MaxRetryPauseMs, RetryPauseMs << (failedJobs - 1))
+            val pause = Backoff.pauseAfter(failedJobs, RetryPauseMs, MaxRetryPauseMs)
             log.warn(s"A prefetch job of $description failed ($failedJobs in a row); trying again in $pause ms", e)
             clock.sleep(pause)
           }
@@ -155,7 +156,7 @@ final class Prefetcher(
     if (o.failure.isEmpty) o
     else {
       val failures = catalog.failures(o.shard) + 1
-      val pause = math.min(MaxRetryPauseMs, RetryPauseMs << math.min(10, failures - 1))
+      val pause = Backoff.pauseAfter(failures, RetryPauseMs, MaxRetryPauseMs)
       o.copy(cursor = o.cursor.copy(notBeforeMs = clock.nowMillis() + pause))
     }
 

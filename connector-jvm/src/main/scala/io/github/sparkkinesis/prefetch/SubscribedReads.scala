@@ -8,7 +8,7 @@ import io.github.sparkkinesis.client.{
   SubscriptionEvent
 }
 import io.github.sparkkinesis.config.PrefetchConfig
-import io.github.sparkkinesis.fetch.ShardIterators
+import io.github.sparkkinesis.fetch.{Backoff, ShardIterators}
 import io.github.sparkkinesis.offsets.ShardKey
 import io.github.sparkkinesis.util.Clock
 import org.slf4j.LoggerFactory
@@ -144,7 +144,7 @@ private[prefetch] final class SubscribedReads(
    */
   private def refused(e: Throwable): ReadStep = {
     backoffs += 1
-    val pause = math.min(MaxBackoffMs, MinSubscribeIntervalMs << math.min(10, backoffs - 1))
+    val pause = Backoff.pauseAfter(backoffs, MinSubscribeIntervalMs, MaxBackoffMs)
     notBefore = clock.nowMillis() + pause
     log.info(s"Subscribing to $key was refused (${e.getMessage}); trying again in $pause ms")
     if (e.isInstanceOf[KinesisApiException.Throttled]) ReadStep.Throttled else ReadStep.Nothing
