@@ -99,25 +99,34 @@ def test_a_write_that_cannot_succeed_fails_at_once_as_one_typed_error_naming_the
     assert "\n" not in message, "one line, no Py4J trace"
 
 
+def _read_one_record_then_stop(spark: SparkSession, kinesis: Kinesis, stream: str, checkpoint: Path) -> None:
+    """Puts one record and runs a query until it has read it, leaving its checkpoint behind."""
+    put(kinesis.client(), stream, [("k", b"x")])
+    collector = BatchCollector()
+    query = collector.start(read(spark, kinesis.options(stream, initialPosition="trim_horizon")), checkpoint)
+    poll("the record", collector.rows, lambda rows: len(rows) >= 1, query)
+    query.stop()
+
+
+def _restart_fails(spark: SparkSession, kinesis: Kinesis, stream: str, checkpoint: Path) -> BaseException:
+    """The failure of the query restarted from `checkpoint`."""
+    restarted = BatchCollector().start(read(spark, kinesis.options(stream)), checkpoint)
+    with pytest.raises(StreamingQueryException) as failed:
+        restarted.awaitTermination(120)
+    return failed.value
+
+
 @pytest.mark.line_smoke
 def test_a_failed_query_carries_the_connectors_error_inside(
     spark: SparkSession, kinesis: Kinesis, stream: str, tmp_path: Path
 ) -> None:
-    put(kinesis.client(), stream, [("k", b"x")])
-    collector = BatchCollector()
-    query = collector.start(
-        read(spark, kinesis.options(stream, initialPosition="trim_horizon")), tmp_path / "c"
-    )
-    poll("the record", collector.rows, lambda rows: len(rows) >= 1, query)
-    query.stop()
+    _read_one_record_then_stop(spark, kinesis, stream, tmp_path / "c")
     kinesis.client().delete_stream(StreamName=stream, EnforceConsumerDeletion=True)
     poll("the stream gone", lambda: kinesis.client().list_streams()["StreamNames"], lambda n: stream not in n)
 
-    restarted = collector.start(read(spark, kinesis.options(stream)), tmp_path / "c")
-    with pytest.raises(StreamingQueryException) as failed:
-        restarted.awaitTermination(120)
-    cause = kinesis_cause(failed.value)
-    assert isinstance(cause, KinesisStreamNotFoundError), failed.value
+    failure = _restart_fails(spark, kinesis, stream, tmp_path / "c")
+    cause = kinesis_cause(failure)
+    assert isinstance(cause, KinesisStreamNotFoundError), failure
     assert cause.getCondition() == "KINESIS_STREAM_NOT_FOUND"
     assert f"Stream '{stream}' was not found" in str(cause)
 
@@ -126,24 +135,18 @@ def test_a_failed_query_carries_the_connectors_error_inside(
 def test_an_offsets_file_that_is_not_text_is_named_where_spark_lets_the_source_check(
     spark: SparkSession, kinesis: Kinesis, stream: str, tmp_path: Path
 ) -> None:
-    put(kinesis.client(), stream, [("k", b"x")])
-    collector = BatchCollector()
     checkpoint = tmp_path / "c"
-    query = collector.start(read(spark, kinesis.options(stream, initialPosition="trim_horizon")), checkpoint)
-    poll("the record", collector.rows, lambda rows: len(rows) >= 1, query)
-    query.stop()
+    _read_one_record_then_stop(spark, kinesis, stream, checkpoint)
     newest = max(
         (f for f in (checkpoint / "offsets").iterdir() if f.name.isdigit()), key=lambda f: int(f.name)
     )
     newest.write_bytes(b"\xff\xfe\x00\x07")
 
-    restarted = collector.start(read(spark, kinesis.options(stream)), checkpoint)
-    with pytest.raises(StreamingQueryException) as failed:
-        restarted.awaitTermination(120)
-    cause = kinesis_cause(failed.value)
+    failure = _restart_fails(spark, kinesis, stream, checkpoint)
+    cause = kinesis_cause(failure)
     major, minor = (int(n) for n in spark.version.split(".")[:2])
     if (major, minor) < (4, 2):
-        assert isinstance(cause, KinesisCheckpointError), failed.value
+        assert isinstance(cause, KinesisCheckpointError), failure
         assert cause.condition == "KINESIS_CHECKPOINT_UNREADABLE"
         assert f"offsets/{newest.name} of the query's checkpoint" in str(cause)
         assert "it is not UTF-8 text (4 bytes)" in str(cause)
@@ -151,4 +154,4 @@ def test_an_offsets_file_that_is_not_text_is_named_where_spark_lets_the_source_c
         # Spark 4.2 and later read the offset log before they create the query's sources: the source is
         # never asked, and the error is Spark's own.
         assert cause is None
-        assert "Input length = 1" in str(failed.value)
+        assert "Input length = 1" in str(failure)

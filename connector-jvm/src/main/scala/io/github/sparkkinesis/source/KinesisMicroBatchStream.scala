@@ -146,12 +146,7 @@ final class KinesisMicroBatchStream(
    */
   override def latestOffset(start: Offset, limit: ReadLimit): Offset = {
     val from = start.asInstanceOf[KinesisSourceOffset]
-    val recorded = checkStreams(from)
-    val listed = listShards()
-    health.check()
-    throwIfPrefetchFailed(recorded)
-    identities.checkShards(from.shards, listed)
-    val (tracked, readable) = prefetchFrom(from.shards, listed)
+    val (recorded, tracked, readable) = continueFrom(from)
     if (!firstAnswersAwaited) awaitFirstAnswers(readable.keySet)
     val limits = limitsOf(limit)
     var advanced = advance(readable, limits)
@@ -181,19 +176,24 @@ final class KinesisMicroBatchStream(
   }
 
   /**
-   * Has the prefetcher read on from `positions`, the start of the next batch: the shards not read to their
-   * end, with the children of those that are, and of them those readable now (their parents read to their
-   * ends). Returns both.
+   * Checks that `offset`, the start of the next batch, fits the streams as they are now, and has the
+   * prefetcher read on from it. Returns the stream identities to record, the shards not read to their end
+   * (with the children of those that are), and of them those readable now (their parents read to their
+   * ends).
    */
-  private def prefetchFrom(
-      positions: Map[ShardKey, ShardPosition],
-      listed: Map[ShardKey, ShardInfo]): (Map[ShardKey, ShardPosition], Map[ShardKey, ShardPosition]) = {
-    val tracked = ShardLineage.track(withoutExpiredShards(positions, listed), listed)
+  private def continueFrom(offset: KinesisSourceOffset)
+      : (Map[String, StreamIdentity], Map[ShardKey, ShardPosition], Map[ShardKey, ShardPosition]) = {
+    val recorded = checkStreams(offset)
+    val listed = listShards()
+    health.check()
+    throwIfPrefetchFailed(recorded)
+    identities.checkShards(offset.shards, listed)
+    val tracked = ShardLineage.track(withoutExpiredShards(offset.shards, listed), listed)
     val readable = tracked.filter { case (key, _) => ShardLineage.readable(key, tracked, listed) }
     removeBlocks(catalog.sync(readable, listed.collect { case (key, shard) if shard.isClosed => key }.toSet))
     prefetcher.start()
     lastShardCounts = (listed.size, listed.values.count(_.isClosed))
-    (tracked, readable)
+    (recorded, tracked, readable)
   }
 
   /**
@@ -342,12 +342,7 @@ final class KinesisMicroBatchStream(
   override def planInputPartitions(start: Offset, end: Offset): Array[InputPartition] = {
     val from = start.asInstanceOf[KinesisSourceOffset].shards
     val to = end.asInstanceOf[KinesisSourceOffset].shards
-    if (prefetcherInUse.isEmpty) {
-      checkStreams(end.asInstanceOf[KinesisSourceOffset])
-      val listed = listShards()
-      identities.checkShards(to, listed)
-      prefetchFrom(to, listed)
-    }
+    if (prefetcherInUse.isEmpty) continueFrom(end.asInstanceOf[KinesisSourceOffset])
     val segments = to.toSeq.sortBy { case (key, _) => (key.stream, key.shardId) }.flatMap { case (key, until) =>
       val since = from.getOrElse(key, ShardPosition.TrimHorizon)
       if (since == until) Nil
@@ -403,10 +398,11 @@ final class KinesisMicroBatchStream(
     )).asJava
   }
 
-  override def deserializeOffset(json: String): Offset = {
-    val where = CheckpointFiles.queryCheckpoint(checkpointLocation).fold("")(c => s" in the offset log $c/offsets")
-    KinesisSourceOffset.fromJson(json, where)
-  }
+  override def deserializeOffset(json: String): Offset = KinesisSourceOffset.fromJson(json, offsetLogNote)
+
+  /** Where Spark keeps this source's offsets, for an offset that cannot be read. */
+  private lazy val offsetLogNote =
+    CheckpointFiles.queryCheckpoint(checkpointLocation).fold("")(c => s" in the offset log $c/offsets")
 
   /** The batch up to `end` is done: its blocks are freed. */
   override def commit(end: Offset): Unit =
