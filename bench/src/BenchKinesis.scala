@@ -5,7 +5,7 @@ import java.nio.charset.StandardCharsets.UTF_8
 import java.nio.file.Files
 import java.time.Instant
 
-import io.github.sparkkinesis.client.{KinesisAdminApi, KinesisClientFactory}
+import io.github.sparkkinesis.client.KinesisAdminApi
 import io.github.sparkkinesis.testing.{EmulatorProcess, KinesisEmulator}
 import org.apache.spark.sql.SparkSession
 
@@ -21,7 +21,7 @@ final class BenchKinesis(shards: Int) extends AutoCloseable {
   private val emulator = new EmulatorProcess(root, region)
   val endpoint: String = external.getOrElse(emulator.start())
   val admin: KinesisAdminApi =
-    KinesisClientFactory.createAdmin(KinesisEmulator.awsConfig(region, endpoint, emulated = external.isEmpty))
+    KinesisAdminApi.create(KinesisEmulator.awsConfig(region, endpoint, emulated = external.isEmpty))
 
   /** The connector's options to reach this Kinesis. */
   val options: Map[String, String] = Map("endpoint" -> endpoint, "region" -> region) ++

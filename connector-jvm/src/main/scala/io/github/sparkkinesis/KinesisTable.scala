@@ -27,7 +27,7 @@ import org.apache.spark.sql.util.CaseInsensitiveStringMap
  * Spark does not declare them, so that Spark hands a batch write in any save mode to the provider's
  * DataSource V1 `createRelation`, which decides on the mode. Driver side.
  */
-final class KinesisTable private (
+private[sparkkinesis] final class KinesisTable private (
     options: Map[String, String],
     defaultRegion: () => Option[String],
     batchWrites: Boolean)
@@ -66,7 +66,7 @@ final class KinesisTable private (
   }
 }
 
-object KinesisTable {
+private[sparkkinesis] object KinesisTable {
 
   /** The table for a `format("kinesis")`'s options, for [[KinesisTableProvider]]. */
   def fromProperties(properties: ju.Map[String, String]): KinesisTable =

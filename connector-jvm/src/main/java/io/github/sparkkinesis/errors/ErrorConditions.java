@@ -20,7 +20,7 @@ import java.util.regex.Pattern;
  * {@code CONDITION.SUB}, whose message is the condition's followed by their own. Java, so that the Spark-line check can word its error
  * before any Scala class is loaded.
  */
-public final class ErrorConditions {
+final class ErrorConditions {
 
   private ErrorConditions() {}
 
@@ -29,9 +29,9 @@ public final class ErrorConditions {
   private static final Pattern PARAMETER = Pattern.compile("<([a-zA-Z]+)>");
 
   /** A condition's message template and SQLSTATE. */
-  public static final class Condition {
-    public final String template;
-    public final String sqlState;
+  static final class Condition {
+    final String template;
+    final String sqlState;
 
     Condition(String template, String sqlState) {
       this.template = template;
@@ -44,7 +44,7 @@ public final class ErrorConditions {
   }
 
   /** Every condition and sub-condition by name, in name order. */
-  public static Map<String, Condition> all() {
+  static Map<String, Condition> all() {
     return Holder.ALL;
   }
 
@@ -54,7 +54,7 @@ public final class ErrorConditions {
    * @throws IllegalStateException if the condition is unknown or a parameter of its template is not given,
    *     a mistake of the connector's own
    */
-  public static String message(String condition, Map<String, String> parameters) {
+  static String message(String condition, Map<String, String> parameters) {
     Condition c = Holder.ALL.get(condition);
     if (c == null) throw new IllegalStateException("Unknown error condition " + condition);
     Matcher m = PARAMETER.matcher(c.template);
@@ -72,7 +72,7 @@ public final class ErrorConditions {
   }
 
   /** The parameters a condition's template names, in order of first use. */
-  public static List<String> parameters(String condition) {
+  static List<String> parameters(String condition) {
     List<String> names = new ArrayList<>();
     Matcher m = PARAMETER.matcher(Holder.ALL.get(condition).template);
     while (m.find()) if (!names.contains(m.group(1))) names.add(m.group(1));
@@ -80,7 +80,7 @@ public final class ErrorConditions {
   }
 
   /** The SQLSTATE of a condition, or null for one that is not the connector's. */
-  public static String sqlState(String condition) {
+  static String sqlState(String condition) {
     Condition c = Holder.ALL.get(condition);
     return c == null ? null : c.sqlState;
   }

@@ -4,7 +4,14 @@ import java.sql.Timestamp
 
 import scala.jdk.CollectionConverters._
 
-import io.github.sparkkinesis.client.{ApiFailures, ConsumerInfo, KinesisApi, KinesisApiException, KinesisClientFactory}
+import io.github.sparkkinesis.client.{
+  ApiFailures,
+  ClientUse,
+  ConsumerInfo,
+  KinesisApi,
+  KinesisApiException,
+  KinesisClientFactory
+}
 import io.github.sparkkinesis.config.{AwsConfig, ParsedOptions}
 import io.github.sparkkinesis.consumers.ConsumerRegistration
 import io.github.sparkkinesis.errors.KinesisErrors
@@ -42,7 +49,7 @@ final class KinesisConsumerManager private[api] (aws: AwsConfig, newApi: AwsConf
   }
 
   /** The stream's consumers: name, ARN, status (CREATING, ACTIVE or DELETING) and creation time. */
-  def consumers(stream: String): Seq[ConsumerInfo] =
+  private[sparkkinesis] def consumers(stream: String): Seq[ConsumerInfo] =
     call("ListStreamConsumers", stream)(api.listConsumers(streamArn(stream)))
 
   /**
@@ -121,7 +128,8 @@ object KinesisConsumerManager {
     def create(): KinesisConsumerManager =
       new KinesisConsumerManager(
         AwsConfig.fromOptions(new ParsedOptions(options), () => KinesisClientFactory.defaultRegion()),
-        KinesisClientFactory.create,
-        SystemClock)
+        KinesisClientFactory.create(_, ClientUse.ManagingConsumers),
+        SystemClock
+      )
   }
 }

@@ -9,7 +9,7 @@ import io.github.sparkkinesis.config.{KinesisOptions, OptionSpec}
  * (the Python package's tests read them over py4j): option key to its default, empty when it has none.
  * Stateless.
  */
-object KinesisOptionsRegistry {
+private[sparkkinesis] object KinesisOptionsRegistry {
 
   /** What `spark.readStream.format("kinesis")` takes. */
   def sourceOptions(): java.util.Map[String, String] = defaults(KinesisOptions.all)

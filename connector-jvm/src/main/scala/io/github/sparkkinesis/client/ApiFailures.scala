@@ -7,7 +7,7 @@ import io.github.sparkkinesis.errors.{ErrorCondition, KinesisErrors, KinesisExce
  * endpoint and what to do. What the connector retries is decided by the [[KinesisApiException]]'s type
  * before it gets here.
  */
-object ApiFailures {
+private[sparkkinesis] object ApiFailures {
 
   /**
    * The user-facing error for a failed call.

@@ -26,7 +26,7 @@ import software.amazon.awssdk.services.sts.StsClient
  * maxFetchDuration, a batch's tasks each trigger), an executor's credentials are renewed before they
  * expire. Thread-safe.
  */
-object AssumedRoles {
+private[sparkkinesis] object AssumedRoles {
 
   private val providers = new ConcurrentHashMap[AssumedRole, StsAssumeRoleCredentialsProvider]()
   private val sessions = new ConcurrentHashMap[RoleSpec, SessionCredentials]()

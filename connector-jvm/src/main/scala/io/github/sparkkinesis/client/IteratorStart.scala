@@ -1,9 +1,9 @@
 package io.github.sparkkinesis.client
 
 /** Where a shard iterator starts. */
-sealed trait IteratorStart
+private[sparkkinesis] sealed trait IteratorStart
 
-object IteratorStart {
+private[sparkkinesis] object IteratorStart {
   case object TrimHorizon extends IteratorStart
   case object Latest extends IteratorStart
   final case class AtTimestamp(epochMillis: Long) extends IteratorStart

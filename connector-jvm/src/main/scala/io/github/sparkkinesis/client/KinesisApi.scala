@@ -6,7 +6,7 @@ package io.github.sparkkinesis.client
  *
  * Every failure of a call is thrown as a [[KinesisApiException]].
  */
-trait KinesisApi extends AutoCloseable {
+private[sparkkinesis] trait KinesisApi extends AutoCloseable {
 
   /** Where calls go, for messages: endpoint and region. */
   def target: String

@@ -1,9 +1,10 @@
 package io.github.sparkkinesis.client
 
 /** A Kinesis failure the connector reacts to. */
-sealed abstract class KinesisApiException(message: String, cause: Throwable) extends RuntimeException(message, cause)
+private[sparkkinesis] sealed abstract class KinesisApiException(message: String, cause: Throwable)
+    extends RuntimeException(message, cause)
 
-object KinesisApiException {
+private[sparkkinesis] object KinesisApiException {
 
   final class ResourceNotFound(message: String, cause: Throwable) extends KinesisApiException(message, cause)
 

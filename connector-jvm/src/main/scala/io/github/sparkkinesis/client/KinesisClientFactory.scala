@@ -7,7 +7,7 @@ import scala.util.control.NonFatal
 
 import io.github.sparkkinesis.config.{AwsConfig, AwsCredentialsConfig}
 import software.amazon.awssdk.auth.credentials._
-import software.amazon.awssdk.core.client.config.ClientOverrideConfiguration
+import software.amazon.awssdk.core.client.config.{ClientOverrideConfiguration, SdkAdvancedClientOption}
 import software.amazon.awssdk.http.apache5.Apache5HttpClient
 import software.amazon.awssdk.http.nio.netty.{Http2Configuration, NettyNioAsyncHttpClient}
 import software.amazon.awssdk.http.Protocol
@@ -19,13 +19,18 @@ import software.amazon.awssdk.services.kinesis.{KinesisAsyncClient, KinesisClien
  * Builds AWS clients. HTTP clients are built here explicitly, never found by the SDK's service loading, so
  * that the shaded connector jar works whatever else is on the classpath.
  */
-object KinesisClientFactory {
+private[sparkkinesis] object KinesisClientFactory {
 
-  /** A new client; the caller closes it. No network I/O happens until the first call. */
-  def create(aws: AwsConfig): KinesisApi = createAdmin(aws)
+  /** A new client for `use`; the caller closes it. No network I/O happens until the first call. */
+  def create(aws: AwsConfig, use: ClientUse): KinesisApi = wrapping(use, sdk(aws, use.userAgent))
 
-  /** A new client that can also create, delete and reshard streams; the caller closes it. */
-  def createAdmin(aws: AwsConfig): KinesisAdminApi = {
+  @volatile private var wrapping: (ClientUse, KinesisApi) => KinesisApi = (_, api) => api
+
+  /** Tests: each client [[create]] makes from now on in this JVM is `wrap` of it, e.g. to record its calls. */
+  private[sparkkinesis] def wrapNewClients(wrap: (ClientUse, KinesisApi) => KinesisApi): Unit = wrapping = wrap
+
+  /** The client [[create]] returns, as its class, with the user agent's suffix given. */
+  private[client] def sdk(aws: AwsConfig, userAgent: String): SdkKinesisApi = {
     val http = Apache5HttpClient
       .builder()
       .maxConnections(128)
@@ -37,17 +42,21 @@ object KinesisClientFactory {
       .httpClient(http)
       .region(Region.of(aws.region))
       .credentialsProvider(credentialsProvider(aws.credentials))
-      .overrideConfiguration(ClientOverrideConfiguration.builder().apiCallTimeout(Duration.ofMinutes(2)).build())
+      .overrideConfiguration(overrides(userAgent).apiCallTimeout(Duration.ofMinutes(2)).build())
     aws.endpoint.foreach(e => builder.endpointOverride(URI.create(e)))
-    new SdkKinesisApi(builder.build(), http, () => createAsync(aws), aws.describeTarget)
+    new SdkKinesisApi(builder.build(), http, () => createAsync(aws, userAgent), aws.describeTarget)
   }
+
+  /** What both clients set: the user agent's suffix, which names what they are for. */
+  private def overrides(userAgent: String): ClientOverrideConfiguration.Builder =
+    ClientOverrideConfiguration.builder().putAdvancedOption(SdkAdvancedClientOption.USER_AGENT_SUFFIX, userAgent)
 
   /**
    * The client of SubscribeToShard: HTTP/2 over Netty, one connection carrying many subscriptions. Without
    * an API call timeout, as a subscription is a call that lasts minutes; a connection that goes quiet is
    * noticed by HTTP/2 pings.
    */
-  private def createAsync(aws: AwsConfig): KinesisAsyncClient = {
+  private def createAsync(aws: AwsConfig, userAgent: String): KinesisAsyncClient = {
     // Given as a builder, so the SDK client owns the HTTP client and closes it with itself.
     val http = NettyNioAsyncHttpClient
       .builder()
@@ -63,6 +72,7 @@ object KinesisClientFactory {
       .httpClientBuilder(http)
       .region(Region.of(aws.region))
       .credentialsProvider(credentialsProvider(aws.credentials))
+      .overrideConfiguration(overrides(userAgent).build())
     aws.endpoint.foreach(e => builder.endpointOverride(URI.create(e)))
     builder.build()
   }

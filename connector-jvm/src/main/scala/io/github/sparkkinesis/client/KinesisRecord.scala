@@ -5,7 +5,7 @@ package io.github.sparkkinesis.client
  * sequence number and arrival time, its own partition key and data, and its index in the aggregate as
  * `subSequenceNumber`. `data` is not copied: do not mutate it.
  */
-final case class KinesisRecord(
+private[sparkkinesis] final case class KinesisRecord(
     partitionKey: String,
     data: Array[Byte],
     sequenceNumber: String,

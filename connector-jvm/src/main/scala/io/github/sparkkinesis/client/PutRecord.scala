@@ -1,4 +1,7 @@
 package io.github.sparkkinesis.client
 
 /** One record of a PutRecords call. */
-final case class PutRecord(partitionKey: String, data: Array[Byte], explicitHashKey: Option[String] = None)
+private[sparkkinesis] final case class PutRecord(
+    partitionKey: String,
+    data: Array[Byte],
+    explicitHashKey: Option[String] = None)

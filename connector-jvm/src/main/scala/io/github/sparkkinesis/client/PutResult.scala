@@ -1,6 +1,9 @@
 package io.github.sparkkinesis.client
 
 /** The outcome of one record of a PutRecords call: its place in the shard, or why it failed. */
-final case class PutResult(shardId: Option[String], sequenceNumber: Option[String], errorCode: Option[String]) {
+private[sparkkinesis] final case class PutResult(
+    shardId: Option[String],
+    sequenceNumber: Option[String],
+    errorCode: Option[String]) {
   def succeeded: Boolean = errorCode.isEmpty
 }

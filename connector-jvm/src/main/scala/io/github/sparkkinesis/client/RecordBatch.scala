@@ -4,4 +4,7 @@ package io.github.sparkkinesis.client
  * What one GetRecords call returned. `nextIterator` is None once a closed shard has been read to its end;
  * `millisBehindLatest` is how far the iterator is behind the shard's newest record.
  */
-final case class RecordBatch(records: Seq[KinesisRecord], nextIterator: Option[String], millisBehindLatest: Long)
+private[sparkkinesis] final case class RecordBatch(
+    records: Seq[KinesisRecord],
+    nextIterator: Option[String],
+    millisBehindLatest: Long)

@@ -11,8 +11,6 @@ import software.amazon.awssdk.core.SdkBytes
 import software.amazon.awssdk.http.SdkHttpClient
 import software.amazon.awssdk.services.kinesis.{KinesisAsyncClient, KinesisClient}
 import software.amazon.awssdk.services.kinesis.model.{
-  CreateStreamRequest,
-  DeleteStreamRequest,
   DeregisterStreamConsumerRequest,
   DescribeStreamConsumerRequest,
   DescribeStreamSummaryRequest,
@@ -24,7 +22,6 @@ import software.amazon.awssdk.services.kinesis.model.{
   LimitExceededException,
   ListShardsRequest,
   ListStreamConsumersRequest,
-  MergeShardsRequest,
   ProvisionedThroughputExceededException,
   PutRecordsRequest,
   PutRecordsRequestEntry,
@@ -32,12 +29,9 @@ import software.amazon.awssdk.services.kinesis.model.{
   RegisterStreamConsumerRequest,
   ResourceInUseException,
   ResourceNotFoundException,
-  ScalingType,
   ShardIteratorType,
-  SplitShardRequest,
   StartingPosition,
-  SubscribeToShardRequest,
-  UpdateShardCountRequest
+  SubscribeToShardRequest
 }
 
 /**
@@ -50,7 +44,7 @@ private[sparkkinesis] final class SdkKinesisApi(
     http: SdkHttpClient,
     newAsyncClient: () => KinesisAsyncClient,
     val target: String)
-    extends KinesisAdminApi {
+    extends KinesisApi {
   import SdkKinesisApi._
 
   private lazy val asyncClient = newAsyncClient()
@@ -218,75 +212,6 @@ private[sparkkinesis] final class SdkKinesisApi(
       subscription.start(handler => asyncClient.subscribeToShard(request.build(), handler))
       subscription
     }
-
-  override def createStream(stream: String, shards: Int): Unit = {
-    call("CreateStream")(
-      client.createStream(CreateStreamRequest.builder().streamName(stream).shardCount(shards).build())
-    )
-    awaitActive(stream)
-  }
-
-  override def deleteStream(stream: String): Unit = {
-    call("DeleteStream")(client.deleteStream(DeleteStreamRequest.builder().streamName(stream).build()))
-    awaitStatus(stream)(_.isEmpty)
-  }
-
-  override def splitShard(stream: String, shardId: String, newStartingHashKey: String): Unit = {
-    call("SplitShard")(
-      client.splitShard(
-        SplitShardRequest
-          .builder()
-          .streamName(stream)
-          .shardToSplit(shardId)
-          .newStartingHashKey(newStartingHashKey)
-          .build()
-      )
-    )
-    awaitActive(stream)
-  }
-
-  override def mergeShards(stream: String, shardId: String, adjacentShardId: String): Unit = {
-    call("MergeShards")(
-      client.mergeShards(
-        MergeShardsRequest
-          .builder()
-          .streamName(stream)
-          .shardToMerge(shardId)
-          .adjacentShardToMerge(adjacentShardId)
-          .build()
-      )
-    )
-    awaitActive(stream)
-  }
-
-  override def updateShardCount(stream: String, shards: Int): Unit = {
-    call("UpdateShardCount")(
-      client.updateShardCount(
-        UpdateShardCountRequest
-          .builder()
-          .streamName(stream)
-          .targetShardCount(shards)
-          .scalingType(ScalingType.UNIFORM_SCALING)
-          .build()
-      )
-    )
-    awaitActive(stream)
-  }
-
-  private def awaitActive(stream: String): Unit = awaitStatus(stream)(_.contains("ACTIVE"))
-
-  /** Polls the stream's status (None once it is gone) until `done`, for at most two minutes. */
-  private def awaitStatus(stream: String)(done: Option[String] => Boolean): Unit = {
-    val deadline = System.nanoTime() + 120L * 1000 * 1000 * 1000
-    def status(): Option[String] =
-      try Some(describeStream(stream).status)
-      catch { case _: KinesisApiException.ResourceNotFound => None }
-    while (!done(status())) {
-      if (System.nanoTime() > deadline)
-        throw new IllegalStateException(s"Stream $stream did not settle within 2 minutes")
-      Thread.sleep(100)
-    }
-  }
 
   override def close(): Unit = {
     client.close()

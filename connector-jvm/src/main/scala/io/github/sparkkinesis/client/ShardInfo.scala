@@ -4,7 +4,7 @@ package io.github.sparkkinesis.client
  * A shard as Kinesis lists it. A closed shard (after a split or merge) has an ending sequence number;
  * its children name it as parent.
  */
-final case class ShardInfo(
+private[sparkkinesis] final case class ShardInfo(
     shardId: String,
     parentShardId: Option[String],
     adjacentParentShardId: Option[String],
@@ -17,6 +17,6 @@ final case class ShardInfo(
   def isClosed: Boolean = endingSequenceNumber.isDefined
 }
 
-object ShardInfo {
+private[sparkkinesis] object ShardInfo {
   val MaxHashKey: BigInt = BigInt(2).pow(128) - 1
 }

@@ -4,7 +4,7 @@ package io.github.sparkkinesis.client
  * The records a SubscribeToShard subscription pushes, pulled one event at a time. Implementations are used
  * by one thread at a time.
  */
-trait ShardSubscription extends AutoCloseable {
+private[sparkkinesis] trait ShardSubscription extends AutoCloseable {
 
   /**
    * The next event, waiting at most `timeoutMs`; None if none came in that time. Once the subscription has

@@ -5,15 +5,16 @@ import java.util.concurrent.ConcurrentHashMap
 import io.github.sparkkinesis.config.AwsConfig
 
 /**
- * One [[KinesisApi]] per distinct [[AwsConfig]] per JVM, shared by the tasks of an executor so that each
+ * One [[KinesisApi]] per distinct [[AwsConfig]] and [[ClientUse]] per JVM, shared by the tasks of an executor so that each
  * task does not pay for a new connection pool. Thread-safe. The clients live as long as the JVM.
  */
-object SharedKinesisApis {
-  private val apis = new ConcurrentHashMap[AwsConfig, KinesisApi]()
+private[sparkkinesis] object SharedKinesisApis {
+  private val apis = new ConcurrentHashMap[(AwsConfig, ClientUse), KinesisApi]()
 
-  def get(aws: AwsConfig): KinesisApi = apis.computeIfAbsent(aws, a => KinesisClientFactory.create(a))
+  def get(aws: AwsConfig, use: ClientUse): KinesisApi =
+    apis.computeIfAbsent((aws, use), key => KinesisClientFactory.create(key._1, key._2))
 
-  /** Tests: the client this JVM's tasks use for `aws` from now on, e.g. one that injects faults. */
-  private[sparkkinesis] def replace(aws: AwsConfig)(wrap: KinesisApi => KinesisApi): Unit =
-    apis.put(aws, wrap(get(aws)))
+  /** Tests: the client this JVM's tasks use for `aws` and `use` from now on, e.g. one that injects faults. */
+  def replace(aws: AwsConfig, use: ClientUse)(wrap: KinesisApi => KinesisApi): Unit =
+    apis.put((aws, use), wrap(get(aws, use)))
 }

@@ -1,4 +1,9 @@
 package io.github.sparkkinesis.client
 
 /** What DescribeStreamSummary says of a stream; `openShards` is its count of open shards. */
-final case class StreamSummary(name: String, arn: String, status: String, createdAtMillis: Long, openShards: Int)
+private[sparkkinesis] final case class StreamSummary(
+    name: String,
+    arn: String,
+    status: String,
+    createdAtMillis: Long,
+    openShards: Int)

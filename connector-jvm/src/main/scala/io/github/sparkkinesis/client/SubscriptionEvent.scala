@@ -1,9 +1,9 @@
 package io.github.sparkkinesis.client
 
 /** What a [[ShardSubscription]] hands over next. */
-sealed trait SubscriptionEvent
+private[sparkkinesis] sealed trait SubscriptionEvent
 
-object SubscriptionEvent {
+private[sparkkinesis] object SubscriptionEvent {
 
   /**
    * Records pushed by Kinesis. `continuationSequenceNumber` is None once a closed shard has been read to

@@ -8,9 +8,9 @@ import io.github.sparkkinesis.errors.KinesisErrors
  * How the connector authenticates to AWS. Serializable: executors build their own clients from it, but an
  * assumed role travels as its current session only (see [[AwsCredentialsConfig.AssumedRole]]).
  */
-sealed trait AwsCredentialsConfig extends Serializable
+private[sparkkinesis] sealed trait AwsCredentialsConfig extends Serializable
 
-object AwsCredentialsConfig {
+private[sparkkinesis] object AwsCredentialsConfig {
 
   /** The AWS SDK's default chain: environment, system properties, profile, web identity, container, instance. */
   case object DefaultChain extends AwsCredentialsConfig
@@ -57,7 +57,7 @@ object AwsCredentialsConfig {
  * An IAM role to assume, and how: the options roleArn, roleExternalId, roleSessionName and stsEndpoint.
  * `region` is the region of the STS endpoint (the streams' region unless stsEndpoint says otherwise).
  */
-final case class RoleSpec(
+private[sparkkinesis] final case class RoleSpec(
     arn: String,
     externalId: Option[String],
     sessionName: String,
@@ -69,7 +69,7 @@ final case class RoleSpec(
 }
 
 /** Temporary credentials of an assumed role's session; the secrets are never shown. */
-final case class SessionCredentials(
+private[sparkkinesis] final case class SessionCredentials(
     accessKeyId: String,
     secretKey: Secret,
     sessionToken: Secret,
@@ -84,13 +84,16 @@ final case class SessionCredentials(
  * @param region   the AWS region, always resolved on the driver so that executors agree with it
  * @param endpoint an explicit endpoint URL, or None for the region's public endpoint
  */
-final case class AwsConfig(region: String, endpoint: Option[String], credentials: AwsCredentialsConfig) {
+private[sparkkinesis] final case class AwsConfig(
+    region: String,
+    endpoint: Option[String],
+    credentials: AwsCredentialsConfig) {
 
   /** Where calls go, for messages: the endpoint and the region. */
   def describeTarget: String = endpoint.fold(s"the Kinesis endpoint of region $region")(e => s"$e (region $region)")
 }
 
-object AwsConfig {
+private[sparkkinesis] object AwsConfig {
 
   /** Reads region, endpoint and credentials from the options; the region may come from the environment. */
   def fromOptions(options: ParsedOptions, resolveDefaultRegion: () => Option[String]): AwsConfig = {

@@ -6,7 +6,7 @@ import java.util.Locale
  * Parses byte sizes such as `10mb`, `2gb`, `512k` or a plain number of bytes. Units are binary (1kb = 1024
  * bytes), as in Spark's own byte-size settings.
  */
-object ByteSizes {
+private[sparkkinesis] object ByteSizes {
   private val Pattern = """(\d+(?:\.\d+)?)\s*([a-z]*)""".r
 
   private val unitsToBytes: Map[String, Double] = Map(

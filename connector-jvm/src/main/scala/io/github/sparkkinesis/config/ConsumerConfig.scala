@@ -3,9 +3,9 @@ package io.github.sparkkinesis.config
 import java.util.Locale
 
 /** How the source reads shards: the option `consumerMode`. */
-sealed trait ConsumerMode extends Serializable
+private[sparkkinesis] sealed trait ConsumerMode extends Serializable
 
-object ConsumerMode {
+private[sparkkinesis] object ConsumerMode {
 
   /** GetRecords calls, paced within the stream's shared read limits. */
   case object Polling extends ConsumerMode
@@ -29,7 +29,7 @@ object ConsumerMode {
  * @param refreshIntervalMs `consumerRefreshInterval`: how often registrations are checked
  * @param deregisterOnStop  `requireConsumerDeregistration`
  */
-final case class ConsumerConfig(
+private[sparkkinesis] final case class ConsumerConfig(
     mode: ConsumerMode,
     names: Option[Seq[String]],
     prefix: String,
@@ -46,7 +46,7 @@ final case class ConsumerConfig(
   }
 }
 
-object ConsumerConfig {
+private[sparkkinesis] object ConsumerConfig {
 
   /** Kinesis' consumer names: 1 to 128 letters, digits, `_`, `.` and `-`. */
   val MaxNameLength = 128

@@ -3,7 +3,7 @@ package io.github.sparkkinesis.config
 import java.util.Locale
 
 /** Parses duration strings such as `200ms`, `1s`, `2m`, `1h` into milliseconds. */
-object Durations {
+private[sparkkinesis] object Durations {
   private val Pattern = """(\d+(?:\.\d+)?)\s*([a-z]+)""".r
 
   private val unitsToMillis: Map[String, Double] = Map(

@@ -10,9 +10,9 @@ import scala.util.control.NonFatal
 import com.fasterxml.jackson.databind.ObjectMapper
 
 /** Where a query with no checkpoint starts reading: the option `initialPosition`. */
-sealed trait InitialPosition extends Serializable
+private[sparkkinesis] sealed trait InitialPosition extends Serializable
 
-object InitialPosition {
+private[sparkkinesis] object InitialPosition {
 
   /** Records that arrive after the query starts. */
   case object Latest extends InitialPosition

@@ -9,7 +9,7 @@ import io.github.sparkkinesis.config.OptionParsers._
  * configurations, the README's option table and the Python builders all follow from this list.
  * Names and defaults are those of the Databricks Kinesis source, so user code ports unchanged.
  */
-object KinesisOptions {
+private[sparkkinesis] object KinesisOptions {
 
   private def spec[T](key: String, default: String, doc: String, example: String)(
       parse: String => Either[String, T]

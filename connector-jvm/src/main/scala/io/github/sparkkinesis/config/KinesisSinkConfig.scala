@@ -6,9 +6,9 @@ import io.github.sparkkinesis.errors.KinesisErrors
 import org.slf4j.LoggerFactory
 
 /** What the sink does with a row whose `data` is null: the option `nullData`. */
-sealed trait NullDataPolicy extends Serializable
+private[sparkkinesis] sealed trait NullDataPolicy extends Serializable
 
-object NullDataPolicy {
+private[sparkkinesis] object NullDataPolicy {
 
   /** The task fails, naming the row, before anything of it is sent. */
   case object Fail extends NullDataPolicy
@@ -33,7 +33,7 @@ object NullDataPolicy {
  * @param aggregateMaxBytes   with `kplAggregation`: the most bytes of one aggregated record; None: rows are
  *                            written one Kinesis record each
  */
-final case class KinesisSinkConfig(
+private[sparkkinesis] final case class KinesisSinkConfig(
     stream: Option[String],
     aws: AwsConfig,
     nullData: NullDataPolicy,
@@ -46,7 +46,7 @@ final case class KinesisSinkConfig(
   def description: String = s"KinesisV2[${stream.getOrElse("stream column")}]"
 }
 
-object KinesisSinkConfig {
+private[sparkkinesis] object KinesisSinkConfig {
   private val log = LoggerFactory.getLogger(classOf[KinesisSinkConfig])
 
   /** Parses the sink's options; throws a `KinesisIllegalArgumentException` naming the first bad one. */

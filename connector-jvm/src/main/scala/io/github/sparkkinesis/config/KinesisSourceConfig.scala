@@ -7,7 +7,7 @@ import org.slf4j.LoggerFactory
  * Everything the source needs, parsed and validated once, on the driver, when the DataFrame is created.
  * Immutable and serializable; the parts executors need travel inside the input partitions.
  */
-final case class KinesisSourceConfig(
+private[sparkkinesis] final case class KinesisSourceConfig(
     streams: Seq[String],
     initialPosition: InitialPosition,
     shardFetchIntervalMs: Long,
@@ -23,7 +23,7 @@ final case class KinesisSourceConfig(
   def description: String = s"KinesisV2[${streams.mkString(",")}]"
 }
 
-object KinesisSourceConfig {
+private[sparkkinesis] object KinesisSourceConfig {
   private val log = LoggerFactory.getLogger(classOf[KinesisSourceConfig])
 
   /**
@@ -112,6 +112,6 @@ object KinesisSourceConfig {
 }
 
 /** Admission control: how much one micro-batch may take at most, in records and in record bytes. */
-final case class TriggerLimits(maxRecords: Option[Long], maxBytes: Option[Long]) {
+private[sparkkinesis] final case class TriggerLimits(maxRecords: Option[Long], maxBytes: Option[Long]) {
   def isEmpty: Boolean = maxRecords.isEmpty && maxBytes.isEmpty
 }

@@ -7,7 +7,7 @@ import java.util.Locale
  * from an option's (a letter dropped, added, changed or two swapped; case never counts) is taken for a typo
  * of it. Stateless.
  */
-object OptionKeys {
+private[sparkkinesis] object OptionKeys {
 
   /** The option `key` is a likely misspelling of, if any; None for a known key. */
   def meant(key: String): Option[OptionSpec[_]] = {

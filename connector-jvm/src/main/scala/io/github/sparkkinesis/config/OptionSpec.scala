@@ -14,7 +14,7 @@ import scala.util.Try
  * @param secret  whether the value must never be shown again
  * @param parse   turns the raw string into a value, or says what is wrong with it
  */
-final case class OptionSpec[T](
+private[sparkkinesis] final case class OptionSpec[T](
     key: String,
     default: Option[String],
     doc: String,
@@ -27,7 +27,7 @@ final case class OptionSpec[T](
 }
 
 /** Parsers shared by the option declarations. Each returns Left with what was expected. */
-object OptionParsers {
+private[sparkkinesis] object OptionParsers {
 
   val string: String => Either[String, String] = raw => if (raw.trim.isEmpty) Left("it is empty") else Right(raw.trim)
 

@@ -9,7 +9,7 @@ import io.github.sparkkinesis.errors.KinesisErrors
  * that does not parse fails with an error that names the option, shows the value (unless it is secret) and
  * gives an example. Immutable; built on the driver at `.load()`.
  */
-final class ParsedOptions(raw: Map[String, String]) {
+private[sparkkinesis] final class ParsedOptions(raw: Map[String, String]) {
 
   private val values: Map[String, String] = raw.map { case (k, v) => k.toLowerCase(Locale.ROOT) -> v }
 

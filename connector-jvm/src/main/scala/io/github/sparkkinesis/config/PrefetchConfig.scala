@@ -14,7 +14,7 @@ package io.github.sparkkinesis.config
  * @param subscriptionLifetimeMs     enhanced fan-out: a subscription older than this is renewed (Kinesis
  *                                   ends each after five minutes anyway; tests shorten it)
  */
-final case class PrefetchConfig(
+private[sparkkinesis] final case class PrefetchConfig(
     maxRecordsPerFetch: Int,
     maxFetchBytesPerSecond: Long,
     minFetchPeriodMs: Long,
@@ -27,7 +27,7 @@ final case class PrefetchConfig(
     subscriptionLifetimeMs: Long
 )
 
-object PrefetchConfig {
+private[sparkkinesis] object PrefetchConfig {
 
   /** `maxFetchRate` is in MB/s, as Kinesis' limits are: 1 MB = 2^20 bytes. */
   val MB: Long = 1024L * 1024

@@ -5,7 +5,7 @@ package io.github.sparkkinesis.config
  * reaches a log line, a plan string or an exception message by accident shows as `*****`.
  * Immutable and thread-safe; serialized into tasks that need it.
  */
-final class Secret(value: String) extends Serializable {
+private[sparkkinesis] final class Secret(value: String) extends Serializable {
   def reveal: String = value
   override def toString: String = Secret.Redacted
   override def equals(other: Any): Boolean = other match {
@@ -15,6 +15,6 @@ final class Secret(value: String) extends Serializable {
   override def hashCode(): Int = value.hashCode
 }
 
-object Secret {
+private[sparkkinesis] object Secret {
   val Redacted = "*****"
 }

@@ -12,7 +12,7 @@ import org.slf4j.LoggerFactory
  * the one that exists, registers it otherwise, and waits while Kinesis creates it (or finishes deleting
  * an old one of the name). Shared by the source and the consumer manager. Stateless.
  */
-object ConsumerRegistration {
+private[sparkkinesis] object ConsumerRegistration {
   private val log = LoggerFactory.getLogger(getClass)
 
   /** How often the consumer's status is asked for while waiting. */

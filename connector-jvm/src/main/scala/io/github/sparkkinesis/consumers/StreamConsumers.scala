@@ -17,7 +17,11 @@ import org.slf4j.LoggerFactory
  *
  * @param names the consumer name of each stream, prefix included
  */
-final class StreamConsumers(api: KinesisApi, names: Map[String, String], refreshIntervalMs: Long, clock: Clock) {
+private[sparkkinesis] final class StreamConsumers(
+    api: KinesisApi,
+    names: Map[String, String],
+    refreshIntervalMs: Long,
+    clock: Clock) {
   private val log = LoggerFactory.getLogger(getClass)
 
   private val streamArns = mutable.Map.empty[String, String]

@@ -8,11 +8,11 @@ import scala.collection.mutable
  * the message) match as their condition. Its wording and SQLSTATE live in the JSON;
  * [[KinesisErrors]] makes the errors.
  */
-final class ErrorCondition private (val name: String) {
+private[sparkkinesis] final class ErrorCondition private (val name: String) {
   override def toString: String = name
 }
 
-object ErrorCondition {
+private[sparkkinesis] object ErrorCondition {
 
   private val declared = mutable.ArrayBuffer.empty[ErrorCondition]
 

@@ -2,12 +2,14 @@ package io.github.sparkkinesis.errors
 
 import scala.jdk.CollectionConverters._
 
+import io.github.sparkkinesis.client.ClientUse
+
 /**
  * The one place that makes the connector's errors: each method fills in the parameters of one condition of
  * `error/kinesis-error-conditions.json`, which words it. Values shown are never secrets (secrets arrive
  * here already redacted).
  */
-object KinesisErrors {
+private[sparkkinesis] object KinesisErrors {
 
   import ErrorCondition._
 
@@ -82,25 +84,16 @@ object KinesisErrors {
       "purpose" -> purpose,
       "cause" -> rootMessage(cause))
 
-  /** The IAM actions the connector needs, by what it does; the README's policy grants the same. */
-  val RequiredActions: Seq[(String, Seq[String])] = Seq(
-    "reading" -> Seq("ListShards", "GetShardIterator", "GetRecords", "DescribeStreamSummary"),
-    "reading with consumerMode efo, also" -> Seq(
-      "RegisterStreamConsumer",
-      "DescribeStreamConsumer",
-      "ListStreamConsumers",
-      "SubscribeToShard",
-      "DeregisterStreamConsumer"),
-    "writing" -> Seq("PutRecords", "ListShards (with kplAggregation)")
-  )
-
   def accessDenied(
       action: String,
       stream: String,
       where: String,
       cause: Throwable,
       writing: Option[String] = None): KinesisException = {
-    val needed = RequiredActions.map { case (use, actions) => s"$use: ${actions.map("kinesis:" + _).mkString(", ")}" }
+    val needed = ClientUse.all.map { use =>
+      val actions = use.actions.map(a => "kinesis:" + a.name + a.when.fold("")(w => s" (with $w)"))
+      s"${use.title}: ${actions.mkString(", ")}"
+    }
     error(
       AccessDenied,
       writing,

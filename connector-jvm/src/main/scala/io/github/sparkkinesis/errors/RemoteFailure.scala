@@ -5,12 +5,12 @@ package io.github.sparkkinesis.errors
  * to the driver inside the connector's own results: the originals (the AWS SDK's, Netty's) may hold what
  * does not serialize. Each copy keeps its original's class name, message and stack trace.
  */
-final class RemoteFailure private (val className: String, message: String, cause: Throwable)
+private[sparkkinesis] final class RemoteFailure private (val className: String, message: String, cause: Throwable)
     extends RuntimeException(message, cause) {
   override def toString: String = Option(message).fold(className)(m => s"$className: $m")
 }
 
-object RemoteFailure {
+private[sparkkinesis] object RemoteFailure {
 
   /** `t` and its causes, copied; at most [[MaxDepth]] of them. */
   def of(t: Throwable): Throwable = copy(t, MaxDepth)

@@ -6,7 +6,7 @@ import io.github.sparkkinesis.util.Clock
  * Exponential backoff with jitter between `minMs` and `maxMs`; `reset` after a success. Not thread-safe:
  * one per shard reader.
  */
-final class Backoff(minMs: Long, maxMs: Long, clock: Clock) {
+private[sparkkinesis] final class Backoff(minMs: Long, maxMs: Long, clock: Clock) {
   private var failures = 0
   private var failingSince = Option.empty[Long]
 
@@ -25,7 +25,7 @@ final class Backoff(minMs: Long, maxMs: Long, clock: Clock) {
   }
 }
 
-object Backoff {
+private[sparkkinesis] object Backoff {
 
   /**
    * The pause after `failures` failures in a row (1 or more): `minMs`, doubled with each further failure,

@@ -10,7 +10,7 @@ import org.slf4j.LoggerFactory
  * [[KinesisApiException.TrimmedSequence]] naming the records lost, or, when the user accepts the loss,
  * reading goes on from the oldest record still there. Stateless and thread-safe.
  */
-object ShardIterators {
+private[sparkkinesis] object ShardIterators {
   private val log = LoggerFactory.getLogger(getClass)
 
   def open(api: KinesisApi, key: ShardKey, start: IteratorStart, failOnDataLoss: Boolean): String =

@@ -15,7 +15,7 @@ import org.slf4j.LoggerFactory
  * records trimmed before they were read fail with a data-loss error unless `failOnDataLoss` is false (see
  * [[ShardIterators]]). Runs in one task on an executor; not thread-safe.
  */
-final class ShardRangeReader(
+private[sparkkinesis] final class ShardRangeReader(
     api: KinesisApi,
     key: ShardKey,
     start: ShardPosition,
@@ -116,7 +116,7 @@ final class ShardRangeReader(
     )
 }
 
-object ShardRangeReader {
+private[sparkkinesis] object ShardRangeReader {
 
   /** How long a shard may stay throttled before the task gives up (Spark then retries the task). */
   val MaxThrottledMs: Long = 5 * 60 * 1000

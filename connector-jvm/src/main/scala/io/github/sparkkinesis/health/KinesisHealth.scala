@@ -22,7 +22,7 @@ import org.slf4j.LoggerFactory
  * @param owner    who calls, for the log: "KinesisV2[orders]", "partition 3 of epoch 7"
  * @param purpose  what the calls are for: "read" or "write to"
  */
-final class KinesisHealth(
+private[sparkkinesis] final class KinesisHealth(
     target: String,
     owner: String,
     purpose: String,
@@ -116,7 +116,7 @@ final class KinesisHealth(
   def failing(stream: String): Boolean = synchronized(state(stream).failingSinceMs.isDefined)
 }
 
-object KinesisHealth {
+private[sparkkinesis] object KinesisHealth {
 
   /** A failure streak shorter than this is no outage, and is not logged. */
   val GraceMs = 5000L

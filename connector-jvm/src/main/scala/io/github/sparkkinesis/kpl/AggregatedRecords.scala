@@ -5,7 +5,10 @@ import java.security.MessageDigest
 import scala.collection.mutable.ArrayBuffer
 
 /** One record of a producer, as the KPL packs several into one Kinesis record. */
-final case class UserRecord(partitionKey: String, explicitHashKey: Option[String], data: Array[Byte]) {
+private[sparkkinesis] final case class UserRecord(
+    partitionKey: String,
+    explicitHashKey: Option[String],
+    data: Array[Byte]) {
   override def equals(other: Any): Boolean = other match {
     case o: UserRecord =>
       partitionKey == o.partitionKey && explicitHashKey == o.explicitHashKey && java.util.Arrays.equals(data, o.data)
@@ -36,7 +39,7 @@ final case class UserRecord(partitionKey: String, explicitHashKey: Option[String
  *
  * Stateless and thread-safe.
  */
-object AggregatedRecords {
+private[sparkkinesis] object AggregatedRecords {
   import ProtobufWire._
 
   val Magic: Array[Byte] = Array(0xf3, 0x89, 0x9a, 0xc2).map(_.toByte)

@@ -11,7 +11,7 @@ import org.slf4j.LoggerFactory
  * but is none (its digest does not match, say) is passed on whole, as the KCL does, logged and counted.
  * Stateless and thread-safe.
  */
-object Deaggregation {
+private[sparkkinesis] object Deaggregation {
   private val log = LoggerFactory.getLogger(getClass)
 
   /** The user records of `records` that come after `from`, and how many records were corrupt aggregates. */

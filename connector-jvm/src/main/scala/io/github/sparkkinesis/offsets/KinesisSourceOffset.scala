@@ -26,7 +26,7 @@ import org.apache.spark.sql.connector.read.streaming.Offset
  * time) tell a stream deleted and created again under the same name from the one the query was reading;
  * they are absent when they could not be learned (version 1 offsets had neither).
  */
-final case class KinesisSourceOffset(
+private[sparkkinesis] final case class KinesisSourceOffset(
     shards: Map[ShardKey, ShardPosition],
     identities: Map[String, StreamIdentity] = Map.empty)
     extends Offset {
@@ -35,11 +35,11 @@ final case class KinesisSourceOffset(
 }
 
 /** Which stream of a name: its ARN and when it was created (epoch ms). */
-final case class StreamIdentity(arn: String, createdAtMillis: Long) {
+private[sparkkinesis] final case class StreamIdentity(arn: String, createdAtMillis: Long) {
   override def toString: String = s"$arn created at ${java.time.Instant.ofEpochMilli(createdAtMillis)}"
 }
 
-object KinesisSourceOffset {
+private[sparkkinesis] object KinesisSourceOffset {
   val Version = 3
 
   private val factory = new JsonFactory()

@@ -3,7 +3,7 @@ package io.github.sparkkinesis.offsets
 import io.github.sparkkinesis.client.{IteratorStart, KinesisRecord}
 
 /** Identifies a shard across the streams of one query. */
-final case class ShardKey(stream: String, shardId: String) {
+private[sparkkinesis] final case class ShardKey(stream: String, shardId: String) {
   override def toString: String = s"$stream/$shardId"
 }
 
@@ -11,13 +11,13 @@ final case class ShardKey(stream: String, shardId: String) {
  * How far a shard has been read: everything before this position belongs to earlier batches. A batch's
  * range in a shard is from the previous batch's position (exclusive of what it read) to its own.
  */
-sealed trait ShardPosition extends Serializable {
+private[sparkkinesis] sealed trait ShardPosition extends Serializable {
 
   /** Where to resume reading, or None when nothing is left to read. */
   def resumeAt: Option[IteratorStart]
 }
 
-object ShardPosition {
+private[sparkkinesis] object ShardPosition {
 
   /** Nothing read yet; start at the oldest retained record. */
   case object TrimHorizon extends ShardPosition {
@@ -59,7 +59,7 @@ object ShardPosition {
 }
 
 /** Kinesis sequence numbers are decimal strings of up to 128 bits; they order numerically, not as text. */
-object SequenceNumbers {
+private[sparkkinesis] object SequenceNumbers {
   def compare(a: String, b: String): Int =
     if (a.length != b.length) Integer.compare(a.length, b.length) else a.compareTo(b)
 

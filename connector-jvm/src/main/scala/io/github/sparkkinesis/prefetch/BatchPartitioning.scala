@@ -9,7 +9,7 @@ import scala.collection.mutable.ArrayBuffer
  * each other in order, so that many small blocks do not cost a task each. Stretches without a block (to be
  * read from Kinesis again) keep a partition each. Pure.
  */
-object BatchPartitioning {
+private[sparkkinesis] object BatchPartitioning {
 
   def group(segments: Seq[Segment], coalesceThresholdBlockSize: Long, coalesceBinSize: Long): Seq[Seq[Segment]] = {
     val (held, unheld) = segments.partition(_.block.isDefined)

@@ -11,7 +11,7 @@ import io.github.sparkkinesis.offsets.{ShardKey, ShardPosition}
  * adds what its tasks read; batches are planned from it; commits release it. Thread-safe: the prefetcher's
  * thread and the query's thread share it, and waiters are woken on every change.
  */
-final class BlockCatalog(config: PrefetchConfig) {
+private[sparkkinesis] final class BlockCatalog(config: PrefetchConfig) {
   import BlockCatalog._
 
   private val shards = mutable.Map.empty[ShardKey, ShardState]
@@ -221,7 +221,7 @@ final class BlockCatalog(config: PrefetchConfig) {
   }
 }
 
-object BlockCatalog {
+private[sparkkinesis] object BlockCatalog {
 
   private final class ShardState(
       var frontier: ShardPosition,

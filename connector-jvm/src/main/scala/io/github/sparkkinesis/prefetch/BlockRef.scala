@@ -5,7 +5,7 @@ package io.github.sparkkinesis.prefetch
  * Block ids are Spark's `input-<streamId>-<uniqueId>`, with a `streamId` drawn by each source (see
  * [[BlockRef.newStreamId]]) and a `uniqueId` made of the task attempt that stored it.
  */
-final case class BlockRef(streamId: Int, uniqueId: Long, executorId: String, host: String) {
+private[sparkkinesis] final case class BlockRef(streamId: Int, uniqueId: Long, executorId: String, host: String) {
 
   /** Spark's notation for "run where this executor is" as a preferred location of a task. */
   def preferredLocation: String = s"executor_${host}_$executorId"
@@ -13,7 +13,7 @@ final case class BlockRef(streamId: Int, uniqueId: Long, executorId: String, hos
   def name: String = s"input-$streamId-$uniqueId"
 }
 
-object BlockRef {
+private[sparkkinesis] object BlockRef {
 
   /**
    * A block id namespace for one source: at least 2^30, far above the ids DStream receivers count up from

@@ -7,7 +7,7 @@ import org.apache.spark.sparkkinesis.SparkBlocks
  * Where prefetched records are kept between the prefetch task that read them and the batch that reads them.
  * Thread-safe. [[SparkBlockStore]] keeps them in Spark's BlockManager; unit tests use an in-memory store.
  */
-trait BlockStore extends Serializable {
+private[sparkkinesis] trait BlockStore extends Serializable {
 
   /** Stores the records under the given id on this JVM's executor; returns where they are. */
   def put(streamId: Int, uniqueId: Long, records: Iterable[KinesisRecord]): BlockRef
@@ -33,7 +33,7 @@ trait BlockStore extends Serializable {
  * Blocks in Spark's BlockManager, serialized in memory and spilled to disk when memory runs short
  * (MEMORY_AND_DISK_SER), so a burst of data slows a query down instead of failing it or dropping data.
  */
-object SparkBlockStore extends BlockStore {
+private[sparkkinesis] object SparkBlockStore extends BlockStore {
 
   override def put(streamId: Int, uniqueId: Long, records: Iterable[KinesisRecord]): BlockRef = {
     val (executorId, host) = SparkBlocks.put(streamId, uniqueId, RecordBlockCodec.encode(records))

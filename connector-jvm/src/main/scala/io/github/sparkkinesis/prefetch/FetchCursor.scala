@@ -10,7 +10,7 @@ package io.github.sparkkinesis.prefetch
  * @param executor        where the last task ran (Spark's `executor_<host>_<id>`): an enhanced fan-out
  *                        subscription it left open waits there for the next task
  */
-final case class FetchCursor(
+private[sparkkinesis] final case class FetchCursor(
     iterator: Option[String],
     notBeforeMs: Long,
     recordsPerCall: Int,

@@ -9,9 +9,9 @@ import io.github.sparkkinesis.offsets.ShardKey
  * the error a user would see for it (made on the executor by `ApiFailures`, with its cause copied into a
  * [[io.github.sparkkinesis.errors.RemoteFailure]] so that it always serializes), `kind` what the driver does.
  */
-final case class FetchFailure(kind: FetchFailure.Kind, error: KinesisException)
+private[sparkkinesis] final case class FetchFailure(kind: FetchFailure.Kind, error: KinesisException)
 
-object FetchFailure {
+private[sparkkinesis] object FetchFailure {
   sealed trait Kind extends Serializable
 
   /** Kinesis could not be reached, or failed the call (a 5xx, a timeout): an outage, bounded by outageTimeout. */

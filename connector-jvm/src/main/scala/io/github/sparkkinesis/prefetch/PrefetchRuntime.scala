@@ -1,6 +1,6 @@
 package io.github.sparkkinesis.prefetch
 
-import io.github.sparkkinesis.client.{KinesisApi, SharedKinesisApis}
+import io.github.sparkkinesis.client.{ClientUse, KinesisApi, SharedKinesisApis}
 import io.github.sparkkinesis.config.{AwsConfig, KinesisSourceConfig}
 import org.apache.spark.sql.SparkSession
 
@@ -8,7 +8,7 @@ import org.apache.spark.sql.SparkSession
  * Where a source's prefetch tasks run and keep their blocks, and how tasks reach Kinesis. Travels to the
  * executors with the partition reader factory.
  */
-trait PrefetchRuntime extends Serializable {
+private[sparkkinesis] trait PrefetchRuntime extends Serializable {
   def store: BlockStore
 
   /** The Kinesis client of this JVM for the given settings, shared by its tasks. */
@@ -19,10 +19,10 @@ trait PrefetchRuntime extends Serializable {
 }
 
 /** Spark jobs on the query's SparkContext, blocks in the executors' BlockManagers. */
-object SparkPrefetchRuntime extends PrefetchRuntime {
+private[sparkkinesis] object SparkPrefetchRuntime extends PrefetchRuntime {
   override def store: BlockStore = SparkBlockStore
 
-  override def executorApi(aws: AwsConfig): KinesisApi = SharedKinesisApis.get(aws)
+  override def executorApi(aws: AwsConfig): KinesisApi = SharedKinesisApis.get(aws, ClientUse.Reading)
 
   override def jobs(config: KinesisSourceConfig): PrefetchJobs =
     new SparkPrefetchJobs(SparkSession.active.sparkContext, config.prefetch, config.aws, config.description)

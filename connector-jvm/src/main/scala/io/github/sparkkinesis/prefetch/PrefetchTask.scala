@@ -16,7 +16,10 @@ import org.slf4j.LoggerFactory
  * @param streamId      the block id namespace of the query's source
  * @param arrivedBefore under Trigger.AvailableNow the run's start (epoch ms), else Long.MaxValue
  */
-final case class PrefetchTaskSpec(shards: Seq[ShardFetchSpec], streamId: Int, arrivedBefore: Long) {
+private[sparkkinesis] final case class PrefetchTaskSpec(
+    shards: Seq[ShardFetchSpec],
+    streamId: Int,
+    arrivedBefore: Long) {
 
   /**
    * Where the task should run: the executor where subscriptions of its shards were left open, if any, so
@@ -45,7 +48,7 @@ final case class PrefetchTaskSpec(shards: Seq[ShardFetchSpec], streamId: Int, ar
  * ends that shard's reading and is reported with the shard's outcome; the driver decides what follows. A
  * task Spark cancels stops within [[PrefetchTask.PollMs]] and stores nothing.
  */
-object PrefetchTask {
+private[sparkkinesis] object PrefetchTask {
   private val log = LoggerFactory.getLogger(getClass)
 
   /** How often a waiting shard thread looks whether the task is over. */

@@ -12,7 +12,7 @@ import io.github.sparkkinesis.util.{Clock, DaemonThreads}
 import org.slf4j.LoggerFactory
 
 /** Runs prefetch tasks somewhere and returns what they did: Spark jobs in a query, in-process in unit tests. */
-trait PrefetchJobs {
+private[sparkkinesis] trait PrefetchJobs {
 
   /** Runs the tasks, one per spec, and waits for them. */
   def run(tasks: Seq[PrefetchTaskSpec]): Seq[ShardFetchOutcome]
@@ -44,7 +44,7 @@ trait PrefetchJobs {
  * @param arrivedBefore under Trigger.AvailableNow the run's start, else Long.MaxValue
  * @param consumers     the query's enhanced fan-out consumers, under consumerMode efo
  */
-final class Prefetcher(
+private[sparkkinesis] final class Prefetcher(
     catalog: BlockCatalog,
     jobs: PrefetchJobs,
     store: BlockStore,
@@ -218,7 +218,7 @@ final class Prefetcher(
   }
 }
 
-object Prefetcher {
+private[sparkkinesis] object Prefetcher {
   val MaxConsecutiveFailures = 10
   val RetryPauseMs = 1000L
   val MaxRetryPauseMs = 30000L

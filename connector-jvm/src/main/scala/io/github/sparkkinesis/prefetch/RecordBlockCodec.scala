@@ -13,7 +13,7 @@ import io.github.sparkkinesis.client.KinesisRecord
  * -1). A compact format of our own, so that blocks cost neither Java serialization per record nor a Kryo
  * registration, whatever `spark.serializer` is. Stateless and thread-safe.
  */
-object RecordBlockCodec {
+private[sparkkinesis] object RecordBlockCodec {
 
   /** Chunks stay small enough for Spark's memory store to place and spill them one by one. */
   val ChunkBytes: Int = 4 * 1024 * 1024

@@ -10,7 +10,7 @@ import io.github.sparkkinesis.offsets.{ShardKey, ShardPosition}
  *
  * @param order when the catalog received it, across all shards: older data is planned first
  */
-final case class Segment(
+private[sparkkinesis] final case class Segment(
     shard: ShardKey,
     from: ShardPosition,
     to: ShardPosition,
@@ -29,7 +29,7 @@ final case class Segment(
   def endsAtOrBefore(position: ShardPosition): Boolean = Segment.atOrBefore(to, position)
 }
 
-object Segment {
+private[sparkkinesis] object Segment {
 
   /** Whether a shard read up to `a` has read nothing beyond `b`: `a` is at or before `b`. */
   def atOrBefore(a: ShardPosition, b: ShardPosition): Boolean = (a, b) match {

@@ -13,7 +13,7 @@ import org.slf4j.LoggerFactory
  * there, else again from Kinesis by sequence number, so a batch holds the same records either way. Used by
  * the partition readers, and by the driver when a trigger limit cuts a stretch in two.
  */
-object SegmentReader {
+private[sparkkinesis] object SegmentReader {
   private val log = LoggerFactory.getLogger(getClass)
 
   /** Where a stretch's records came from, for logs and tests. */

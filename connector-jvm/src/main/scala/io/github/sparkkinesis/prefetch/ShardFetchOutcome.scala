@@ -12,7 +12,7 @@ import io.github.sparkkinesis.offsets.{ShardKey, ShardPosition}
  * @param millisBehindLatest Kinesis' MillisBehindLatest after the last call, if a call succeeded
  * @param corruptAggregates records that looked like KPL aggregates but were not, passed on whole
  */
-final case class ShardFetchOutcome(
+private[sparkkinesis] final case class ShardFetchOutcome(
     shard: ShardKey,
     from: ShardPosition,
     data: Option[Segment],

@@ -8,7 +8,7 @@ import io.github.sparkkinesis.offsets.{ShardKey, ShardPosition}
  * @param closed      Kinesis listed the shard as closed by a reshard
  * @param consumerArn read through this enhanced fan-out consumer's subscription; None: by polling
  */
-final case class ShardFetchSpec(
+private[sparkkinesis] final case class ShardFetchSpec(
     shard: ShardKey,
     from: ShardPosition,
     cursor: FetchCursor,

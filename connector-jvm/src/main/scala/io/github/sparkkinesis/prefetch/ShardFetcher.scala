@@ -18,7 +18,7 @@ import io.github.sparkkinesis.util.Clock
  * the run's start and stops once it has them all. Subscriptions open at the task's end are left in
  * `subscriptions` for the next task on this executor. Not thread-safe: one thread drives it.
  */
-final class ShardFetcher(
+private[sparkkinesis] final class ShardFetcher(
     api: KinesisApi,
     spec: ShardFetchSpec,
     config: PrefetchConfig,

@@ -2,7 +2,7 @@ package io.github.sparkkinesis.prefetch
 
 import java.util.UUID
 
-import io.github.sparkkinesis.client.SharedKinesisApis
+import io.github.sparkkinesis.client.{ClientUse, SharedKinesisApis}
 import io.github.sparkkinesis.config.{AwsConfig, PrefetchConfig}
 import io.github.sparkkinesis.shims.SparkShims
 import io.github.sparkkinesis.util.SystemClock
@@ -16,7 +16,11 @@ import org.apache.spark.sparkkinesis.SparkBlocks
  * would kill the prefetch tasks, each logged as a warning), and a description that names the source in the
  * Spark UI.
  */
-final class SparkPrefetchJobs(sc: SparkContext, config: PrefetchConfig, aws: AwsConfig, description: String)
+private[sparkkinesis] final class SparkPrefetchJobs(
+    sc: SparkContext,
+    config: PrefetchConfig,
+    aws: AwsConfig,
+    description: String)
     extends PrefetchJobs {
 
   private val tag = s"kinesis-prefetch-${UUID.randomUUID()}"
@@ -58,7 +62,7 @@ final class SparkPrefetchJobs(sc: SparkContext, config: PrefetchConfig, aws: Aws
   }
 }
 
-object SparkPrefetchJobs {
+private[sparkkinesis] object SparkPrefetchJobs {
 
   /** The local property holding a thread's job group (SparkContext.SPARK_JOB_GROUP_ID). */
   private val JobGroupProperty = "spark.jobGroup.id"
@@ -77,7 +81,7 @@ object SparkPrefetchJobs {
           .run(
             spec,
             config,
-            SharedKinesisApis.get(aws),
+            SharedKinesisApis.get(aws, ClientUse.Reading),
             SparkBlockStore,
             SystemClock,
             context.taskAttemptId(),

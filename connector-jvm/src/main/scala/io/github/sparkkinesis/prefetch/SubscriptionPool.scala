@@ -18,7 +18,7 @@ import org.slf4j.LoggerFactory
  * the next task on this executor that reads the shard from that very position goes on with it. Entries
  * nobody takes within `idleMs` are closed. Thread-safe.
  */
-final class SubscriptionPool(idleMs: Long, clock: Clock) {
+private[sparkkinesis] final class SubscriptionPool(idleMs: Long, clock: Clock) {
   import SubscriptionPool._
 
   private val entries = new ConcurrentHashMap[(String, ShardKey), Entry]()
@@ -59,7 +59,7 @@ final class SubscriptionPool(idleMs: Long, clock: Clock) {
     catch { case NonFatal(e) => log.debug(s"Closing a subscription failed: $e") }
 }
 
-object SubscriptionPool {
+private[sparkkinesis] object SubscriptionPool {
   private val log = LoggerFactory.getLogger(classOf[SubscriptionPool])
 
   /**

@@ -16,7 +16,7 @@ import org.slf4j.LoggerFactory
  * query goes on), and a failure that may pass is reported to `health`, which logs and bounds outages.
  * Driver side; not thread-safe: the stream makes one call at a time.
  */
-final class ShardDiscovery(
+private[sparkkinesis] final class ShardDiscovery(
     api: KinesisApi,
     streams: Seq[String],
     pageSize: Int,

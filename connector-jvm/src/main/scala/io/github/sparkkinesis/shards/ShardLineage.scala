@@ -11,7 +11,7 @@ import io.github.sparkkinesis.offsets.{ShardKey, ShardPosition}
  *    records of a partition key stay in order across reshards.
  *  - A closed shard leaves the offsets only once it is read to its end and Kinesis no longer lists it.
  */
-object ShardLineage {
+private[sparkkinesis] object ShardLineage {
 
   /** The positions carried forward to the next batch, given the shards Kinesis lists now. */
   def track(positions: Map[ShardKey, ShardPosition], listed: Map[ShardKey, ShardInfo]): Map[ShardKey, ShardPosition] = {

@@ -23,7 +23,7 @@ import org.slf4j.LoggerFactory
  * When DescribeStreamSummary is denied, the first sign is skipped (with a warning) and the second remains.
  * Driver side; not thread-safe: the stream calls it from the query's thread.
  */
-final class StreamIdentities(api: KinesisApi, streams: Seq[String]) {
+private[sparkkinesis] final class StreamIdentities(api: KinesisApi, streams: Seq[String]) {
   private val log = LoggerFactory.getLogger(getClass)
 
   /** What Kinesis says now, per stream, once learned; None when DescribeStreamSummary is not allowed. */

@@ -19,7 +19,7 @@ import org.apache.spark.sql.util.CaseInsensitiveStringMap
  * DataSource V2 Append to [[KinesisBatchWriteProvider]]'s table, with the sink's tasks, commit and metrics.
  * Driver side.
  */
-object KinesisBatchWrites {
+private[sparkkinesis] object KinesisBatchWrites {
 
   def save(sqlContext: SQLContext, mode: SaveMode, parameters: Map[String, String], data: DataFrame): BaseRelation = {
     mode match {
@@ -50,7 +50,7 @@ object KinesisBatchWrites {
  * The table [[KinesisBatchWrites]] appends a batch write's rows to: `format("kinesis")`'s table, with batch
  * writes. Not registered as a data source; named by its class alone.
  */
-final class KinesisBatchWriteProvider extends TableProvider {
+private[sparkkinesis] final class KinesisBatchWriteProvider extends TableProvider {
 
   override def inferSchema(options: CaseInsensitiveStringMap): StructType = KinesisTable.recordSchema()
 

@@ -16,7 +16,7 @@ import org.slf4j.LoggerFactory
  * JDK `Supplier` of a `long[]`, so that they reach it whichever class loader defined this class on either
  * side (with "user classpath first" settings, or jars added at run time, there can be two).
  */
-final case class KinesisWriterCommit(counts: WriteCounts)
+private[sparkkinesis] final case class KinesisWriterCommit(counts: WriteCounts)
     extends WriterCommitMessage
     with java.util.function.Supplier[Array[Long]] {
   override def get(): Array[Long] = counts.toArray
@@ -30,7 +30,7 @@ final case class KinesisWriterCommit(counts: WriteCounts)
  *
  * @param task names the task in logs and errors, e.g. "partition 3 of epoch 7"
  */
-final class KinesisDataWriter(
+private[sparkkinesis] final class KinesisDataWriter(
     config: KinesisSinkConfig,
     columns: SinkColumns,
     api: KinesisApi,

@@ -2,7 +2,7 @@ package io.github.sparkkinesis.sink
 
 import scala.util.control.NonFatal
 
-import io.github.sparkkinesis.client.{AssumedRoles, SharedKinesisApis}
+import io.github.sparkkinesis.client.{AssumedRoles, ClientUse, SharedKinesisApis}
 import io.github.sparkkinesis.config.{AwsCredentialsConfig, KinesisSinkConfig}
 import io.github.sparkkinesis.errors.KinesisErrors
 import io.github.sparkkinesis.util.SystemClock
@@ -17,7 +17,7 @@ import org.slf4j.LoggerFactory
  * Plans a write of a DataFrame to Kinesis; its columns are checked here, before any row is read, and so is
  * an assumed role: its first session is what the tasks take to the executors.
  */
-final class KinesisWriteBuilder(config: KinesisSinkConfig, schema: StructType, totals: SinkTotals)
+private[sparkkinesis] final class KinesisWriteBuilder(config: KinesisSinkConfig, schema: StructType, totals: SinkTotals)
     extends WriteBuilder {
   override def build(): Write = {
     val columns = SinkColumns.resolve(schema, config.stream)
@@ -37,7 +37,7 @@ final class KinesisWriteBuilder(config: KinesisSinkConfig, schema: StructType, t
  * delivery is at least once. A failed task is written again whole by Spark, so the rows it wrote before
  * failing are written twice.
  */
-final class KinesisWrite(config: KinesisSinkConfig, columns: SinkColumns, totals: SinkTotals)
+private[sparkkinesis] final class KinesisWrite(config: KinesisSinkConfig, columns: SinkColumns, totals: SinkTotals)
     extends Write
     with BatchWrite
     with StreamingWrite {
@@ -88,12 +88,12 @@ final class KinesisWrite(config: KinesisSinkConfig, columns: SinkColumns, totals
     log.warn(s"${config.description}: writing $what failed; the rows its tasks wrote stay in Kinesis")
 }
 
-object KinesisWrite {
+private[sparkkinesis] object KinesisWrite {
   private val log = LoggerFactory.getLogger(classOf[KinesisWrite])
 }
 
 /** Creates the writers of a batch's or an epoch's tasks on the executors. */
-final class KinesisDataWriterFactory(config: KinesisSinkConfig, columns: SinkColumns)
+private[sparkkinesis] final class KinesisDataWriterFactory(config: KinesisSinkConfig, columns: SinkColumns)
     extends DataWriterFactory
     with StreamingDataWriterFactory {
 
@@ -104,5 +104,5 @@ final class KinesisDataWriterFactory(config: KinesisSinkConfig, columns: SinkCol
     writer(s"partition $partitionId of epoch $epochId (task $taskId)")
 
   private def writer(task: String) =
-    new KinesisDataWriter(config, columns, SharedKinesisApis.get(config.aws), SystemClock, task)
+    new KinesisDataWriter(config, columns, SharedKinesisApis.get(config.aws, ClientUse.Writing), SystemClock, task)
 }

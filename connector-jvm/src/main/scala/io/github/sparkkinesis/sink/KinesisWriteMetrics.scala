@@ -8,7 +8,7 @@ import org.apache.spark.sql.connector.metric.{CustomMetric, CustomTaskMetric}
  * records they took (fewer with kplAggregation), bytes of data, records sent again after Kinesis turned
  * them down, PutRecords requests Kinesis throttled, and rows skipped for null data (nullData skip).
  */
-object KinesisWriteMetrics {
+private[sparkkinesis] object KinesisWriteMetrics {
   val Rows = "recordsWritten"
   val KinesisRecords = "kinesisRecordsWritten"
   val Bytes = "bytesWritten"
@@ -32,7 +32,7 @@ object KinesisWriteMetrics {
 }
 
 /** One task's counts, as it reports them when it commits. */
-final case class WriteCounts(
+private[sparkkinesis] final case class WriteCounts(
     rows: Long,
     kinesisRecords: Long,
     bytes: Long,
@@ -53,7 +53,7 @@ final case class WriteCounts(
   def toArray: Array[Long] = Array(rows, kinesisRecords, bytes, retried, throttled, skipped)
 }
 
-object WriteCounts {
+private[sparkkinesis] object WriteCounts {
   def fromArray(a: Array[Long]): Option[WriteCounts] = a match {
     case Array(rows, records, bytes, retried, throttled, skipped) =>
       Some(WriteCounts(rows, records, bytes, retried, throttled, skipped))
@@ -70,20 +70,22 @@ object WriteCounts {
       skipped)
 }
 
-final class RecordsWritten extends SummedMetric(KinesisWriteMetrics.Rows, "rows written to Kinesis")
+private[sparkkinesis] final class RecordsWritten
+    extends SummedMetric(KinesisWriteMetrics.Rows, "rows written to Kinesis")
 
-final class KinesisRecordsWritten
+private[sparkkinesis] final class KinesisRecordsWritten
     extends SummedMetric(
       KinesisWriteMetrics.KinesisRecords,
       "Kinesis records written (fewer than rows with kplAggregation)")
 
-final class BytesWritten extends SummedMetric(KinesisWriteMetrics.Bytes, "bytes of data written to Kinesis")
+private[sparkkinesis] final class BytesWritten
+    extends SummedMetric(KinesisWriteMetrics.Bytes, "bytes of data written to Kinesis")
 
-final class RecordsRetried
+private[sparkkinesis] final class RecordsRetried
     extends SummedMetric(KinesisWriteMetrics.Retried, "Kinesis records sent again after Kinesis turned them down")
 
-final class ThrottledRequests
+private[sparkkinesis] final class ThrottledRequests
     extends SummedMetric(KinesisWriteMetrics.Throttled, "PutRecords requests Kinesis throttled")
 
-final class NullDataRowsSkipped
+private[sparkkinesis] final class NullDataRowsSkipped
     extends SummedMetric(KinesisWriteMetrics.Skipped, "rows skipped for null data (nullData skip)")

@@ -16,7 +16,7 @@ import io.github.sparkkinesis.kpl.{AggregatedRecords, UserRecord}
  *
  * @param send takes the stream, the Kinesis record, how many rows it carries and the number of its first row
  */
-final class RecordAggregator(
+private[sparkkinesis] final class RecordAggregator(
     maxBytes: Long,
     shardMap: String => ShardMap,
     send: (String, PutRecord, Int, Long) => Unit) {

@@ -10,7 +10,7 @@ import io.github.sparkkinesis.errors.KinesisErrors
  * 256 UTF-16 code units, at most 1 MiB of data and partition key together, and an explicit hash key that is a
  * decimal number in [0, 2^128). Stateless.
  */
-object RecordChecks {
+private[sparkkinesis] object RecordChecks {
 
   val MaxPartitionKeyChars = 256
   val MaxRecordBytes: Long = 1024L * 1024

@@ -21,14 +21,17 @@ import io.github.sparkkinesis.util.Clock
  * @param outageTimeoutMs  how long requests are tried again while every one fails (Kinesis cannot be
  *                         reached, or answers with 5xx errors): the option outageTimeout; None: forever
  */
-final case class SendSettings(maxInFlight: Int, retryDeadlineMs: Long, outageTimeoutMs: Option[Long])
+private[sparkkinesis] final case class SendSettings(
+    maxInFlight: Int,
+    retryDeadlineMs: Long,
+    outageTimeoutMs: Option[Long])
 
 /**
  * What a task has sent, for the sink's metrics: Kinesis records and the rows in them (more than one per
  * KPL aggregated record), their data's bytes, records sent again and requests Kinesis throttled.
  * Thread-safe.
  */
-final class SendCounters {
+private[sparkkinesis] final class SendCounters {
   val records = new AtomicLong()
   val rows = new AtomicLong()
   val bytes = new AtomicLong()
@@ -53,7 +56,7 @@ final class SendCounters {
  *
  * @param task names the task in errors, e.g. "partition 3 of epoch 7"
  */
-final class RecordSender(
+private[sparkkinesis] final class RecordSender(
     api: KinesisApi,
     settings: SendSettings,
     clock: Clock,
@@ -175,7 +178,7 @@ final class RecordSender(
   }
 }
 
-object RecordSender {
+private[sparkkinesis] object RecordSender {
 
   /** PutRecords' limits per request. */
   val MaxRecordsPerRequest = 500

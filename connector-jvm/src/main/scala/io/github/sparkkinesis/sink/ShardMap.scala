@@ -11,7 +11,7 @@ import io.github.sparkkinesis.util.Clock
  * Which open shard of a stream takes a record: Kinesis puts a record in the shard whose hash key range holds
  * the record's explicit hash key, or else the MD5 of its partition key read as a 128-bit number. Immutable.
  */
-final class ShardMap(open: IndexedSeq[ShardInfo]) {
+private[sparkkinesis] final class ShardMap(open: IndexedSeq[ShardInfo]) {
   private val sorted = open.sortBy(_.hashKeyRange._1)
   private val starts = sorted.map(_.hashKeyRange._1)
 
@@ -23,7 +23,7 @@ final class ShardMap(open: IndexedSeq[ShardInfo]) {
   }
 }
 
-object ShardMap {
+private[sparkkinesis] object ShardMap {
 
   /** The hash key Kinesis places a record by. */
   def hashKeyOf(partitionKey: String, explicitHashKey: Option[String]): BigInt =

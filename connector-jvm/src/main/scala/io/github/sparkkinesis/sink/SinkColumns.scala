@@ -10,14 +10,14 @@ import org.apache.spark.sql.types.{BinaryType, DataType, StringType, StructType}
  * `explicitHashKey` and `stream` columns. Resolved once per write, on the driver, from the DataFrame's
  * schema; serializable, it travels to the writing tasks.
  */
-final case class SinkColumns(
+private[sparkkinesis] final case class SinkColumns(
     data: Int,
     dataIsString: Boolean,
     partitionKey: Int,
     explicitHashKey: Option[Int],
     stream: Option[Int])
 
-object SinkColumns {
+private[sparkkinesis] object SinkColumns {
 
   val Data = "data"
   val PartitionKey = "partitionKey"

@@ -8,7 +8,7 @@ import scala.jdk.CollectionConverters._
  * What a streaming query's sink has written since the query started, summed from its tasks' commit
  * messages: shown in every query progress under `sink.metrics`. Thread-safe.
  */
-final class SinkTotals {
+private[sparkkinesis] final class SinkTotals {
   private val totals = KinesisWriteMetrics.supported.map(_.name() -> new AtomicLong()).toMap
 
   def add(counts: WriteCounts): Unit = counts.asMap.foreach { case (name, value) => totals(name).addAndGet(value) }

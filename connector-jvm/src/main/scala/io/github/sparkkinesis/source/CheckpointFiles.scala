@@ -21,7 +21,7 @@ import org.slf4j.LoggerFactory
  * create the sources before they read the logs; Spark 4.2 and later read the offset log first, so there the
  * check comes too late for it and Spark's own error stands. Driver side.
  */
-object CheckpointFiles {
+private[sparkkinesis] object CheckpointFiles {
 
   private val log = LoggerFactory.getLogger(getClass)
 

@@ -12,7 +12,7 @@ import org.apache.hadoop.fs.Path
  * a query restarted before its first batch was committed starts from the very positions it chose the first
  * time, `latest` included. Driver side; used from the query's thread only.
  */
-final class InitialOffsetStore(metadataPath: String, hadoopConf: Configuration) {
+private[sparkkinesis] final class InitialOffsetStore(metadataPath: String, hadoopConf: Configuration) {
   private val path = new Path(metadataPath, "initial-offset.json")
 
   /** The stored offset; or `resolve`'s, stored first. If two writers race, the first stored wins. */

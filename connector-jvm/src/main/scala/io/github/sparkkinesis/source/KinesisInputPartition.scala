@@ -8,7 +8,7 @@ import org.apache.spark.sql.connector.read.InputPartition
  * Part of one batch: stretches of shards, each read from its prefetched block or, if that is gone, from
  * Kinesis. Fixed by the driver; serialized to the executor that reads it, preferably one holding the blocks.
  */
-final case class KinesisInputPartition(
+private[sparkkinesis] final case class KinesisInputPartition(
     segments: Seq[Segment],
     aws: AwsConfig,
     reading: PrefetchConfig,

@@ -2,7 +2,7 @@ package io.github.sparkkinesis.source
 
 import scala.jdk.CollectionConverters._
 
-import io.github.sparkkinesis.client.{ApiFailures, KinesisApi, KinesisClientFactory, ShardInfo}
+import io.github.sparkkinesis.client.{ApiFailures, ClientUse, KinesisApi, KinesisClientFactory, ShardInfo}
 import io.github.sparkkinesis.config.{AwsConfig, InitialPosition, KinesisOptions, KinesisSourceConfig, TriggerLimits}
 import io.github.sparkkinesis.consumers.StreamConsumers
 import io.github.sparkkinesis.errors.{ErrorCondition, KinesisErrors, KinesisException}
@@ -27,11 +27,11 @@ import org.slf4j.LoggerFactory
  *
  * Spark calls it from the query's thread. Makes no calls to Kinesis until Spark asks for an offset.
  */
-final class KinesisMicroBatchStream(
+private[sparkkinesis] final class KinesisMicroBatchStream(
     config: KinesisSourceConfig,
     checkpointLocation: String,
     clock: Clock = SystemClock,
-    newApi: AwsConfig => KinesisApi = KinesisClientFactory.create,
+    newApi: AwsConfig => KinesisApi = KinesisClientFactory.create(_, ClientUse.Reading),
     hadoopConf: () => Configuration = () => SparkSession.active.sparkContext.hadoopConfiguration,
     runtime: PrefetchRuntime = SparkPrefetchRuntime,
     queryId: () => Option[String] = KinesisMicroBatchStream.streamingQueryId
@@ -424,7 +424,7 @@ final class KinesisMicroBatchStream(
   override def toString: String = config.description
 }
 
-object KinesisMicroBatchStream {
+private[sparkkinesis] object KinesisMicroBatchStream {
 
   /** How long AvailableNow waits for the prefetcher between looks at the catalog. */
   val AvailableNowWaitMs = 100L

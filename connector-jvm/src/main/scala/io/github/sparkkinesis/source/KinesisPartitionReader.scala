@@ -9,7 +9,8 @@ import org.apache.spark.sql.connector.read.{InputPartition, PartitionReader, Par
 import org.slf4j.LoggerFactory
 
 /** Creates the readers of [[KinesisInputPartition]]s on executors. */
-final class KinesisPartitionReaderFactory(runtime: PrefetchRuntime) extends PartitionReaderFactory {
+private[sparkkinesis] final class KinesisPartitionReaderFactory(runtime: PrefetchRuntime)
+    extends PartitionReaderFactory {
   override def createReader(partition: InputPartition): PartitionReader[InternalRow] =
     new KinesisPartitionReader(partition.asInstanceOf[KinesisInputPartition], runtime)
 }
@@ -18,7 +19,7 @@ final class KinesisPartitionReaderFactory(runtime: PrefetchRuntime) extends Part
  * Reads one partition's stretches in order and turns each record into a row. Runs in one task on an
  * executor; not thread-safe. Logs one line per partition when it closes.
  */
-final class KinesisPartitionReader(partition: KinesisInputPartition, runtime: PrefetchRuntime)
+private[sparkkinesis] final class KinesisPartitionReader(partition: KinesisInputPartition, runtime: PrefetchRuntime)
     extends PartitionReader[InternalRow] {
   private val log = LoggerFactory.getLogger(getClass)
   private val startedAt = System.nanoTime()

@@ -8,7 +8,7 @@ import org.apache.spark.sql.connector.metric.{CustomMetric, CustomTaskMetric}
  * came from prefetched blocks, and how many had to be read from Kinesis again because their block was gone
  * (the query restarted, an executor was lost, or a block was removed). Summed over the batch's tasks.
  */
-object KinesisReadMetrics {
+private[sparkkinesis] object KinesisReadMetrics {
   val FromBlocks = "recordsFromPrefetchedBlocks"
   val FromKinesis = "recordsReadAgainFromKinesis"
 
@@ -20,8 +20,8 @@ object KinesisReadMetrics {
   private final case class TaskValue(name: String, value: Long) extends CustomTaskMetric
 }
 
-final class RecordsFromPrefetchedBlocks
+private[sparkkinesis] final class RecordsFromPrefetchedBlocks
     extends SummedMetric(KinesisReadMetrics.FromBlocks, "records read from prefetched blocks")
 
-final class RecordsReadAgainFromKinesis
+private[sparkkinesis] final class RecordsReadAgainFromKinesis
     extends SummedMetric(KinesisReadMetrics.FromKinesis, "records read again from Kinesis (prefetched block gone)")

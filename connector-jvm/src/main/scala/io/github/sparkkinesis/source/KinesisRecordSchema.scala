@@ -7,7 +7,7 @@ import org.apache.spark.sql.types._
 import org.apache.spark.unsafe.types.UTF8String
 
 /** The rows the source produces: one per Kinesis record, with the columns of the Databricks source. */
-object KinesisRecordSchema {
+private[sparkkinesis] object KinesisRecordSchema {
 
   val schema: StructType = StructType(
     Seq(

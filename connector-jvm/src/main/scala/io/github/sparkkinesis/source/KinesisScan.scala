@@ -8,7 +8,7 @@ import org.apache.spark.sql.types.StructType
 import org.apache.spark.sql.SparkSession
 
 /** The scan Spark plans with; describes itself without options, so no secret reaches a plan string. */
-final class KinesisScan(config: KinesisSourceConfig) extends Scan {
+private[sparkkinesis] final class KinesisScan(config: KinesisSourceConfig) extends Scan {
 
   override def readSchema(): StructType = KinesisRecordSchema.schema
 

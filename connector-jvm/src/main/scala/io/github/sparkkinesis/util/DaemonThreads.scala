@@ -4,7 +4,7 @@ import java.util.concurrent._
 import java.util.concurrent.atomic.AtomicInteger
 
 /** Thread pools whose threads are named and daemon, so they never keep a JVM alive. */
-object DaemonThreads {
+private[sparkkinesis] object DaemonThreads {
 
   /**
    * A pool that grows as needed; idle threads end after a minute. Its callers bound how much they submit

@@ -36,8 +36,8 @@ class OptionsDocumentationSuite extends AnyFunSuite {
 }
 
 /**
- * Writes the generated tables into README.md: the options (from KinesisOptions) and the errors (from
- * error/kinesis-error-conditions.json). `dev/sbt "spark43_213/Test/runMain <this> [repo root]"`.
+ * Writes the generated tables into README.md: the options (from KinesisOptions), the errors (from
+ * error/kinesis-error-conditions.json) and the IAM policies (from ClientUse). `dev/sbt "spark43_213/Test/runMain <this> [repo root]"`.
  */
 object ReadmeTables {
 
@@ -45,10 +45,15 @@ object ReadmeTables {
   val tables: Seq[(String, String)] = Seq(
     "options" -> KinesisOptions.markdownTable,
     "sink-options" -> KinesisOptions.sinkMarkdownTable,
-    "errors" -> io.github.sparkkinesis.errors.ErrorTable.markdown)
+    "errors" -> io.github.sparkkinesis.errors.ErrorTable.markdown,
+    "iam-policies" -> IamPolicies.markdown
+  )
 
-  private def origin(marker: String) =
-    if (marker == "errors") "error/kinesis-error-conditions.json" else "KinesisOptions"
+  private def origin(marker: String) = marker match {
+    case "errors" => "error/kinesis-error-conditions.json"
+    case "iam-policies" => "ClientUse"
+    case _ => "KinesisOptions"
+  }
 
   def start(marker: String): String =
     s"<!-- $marker:start (generated from ${origin(marker)}; OptionsDocumentationSuite checks it) -->\n"

@@ -3,7 +3,7 @@ package io.github.sparkkinesis.integration
 import java.nio.charset.StandardCharsets.UTF_8
 import java.util.concurrent.atomic.AtomicInteger
 
-import io.github.sparkkinesis.client.{KinesisApiException, PutRecord, PutResult, SharedKinesisApis}
+import io.github.sparkkinesis.client.{ClientUse, KinesisApiException, PutRecord, PutResult, SharedKinesisApis}
 import io.github.sparkkinesis.errors.KinesisIllegalArgumentException
 import io.github.sparkkinesis.kpl.{AggregatedRecords, UserRecord}
 import io.github.sparkkinesis.testing.{DelegatingKinesisApi, SqlUiMetrics}
@@ -87,9 +87,9 @@ class SinkIntegrationSuite extends AnyFunSuite with SourceIntegration {
 
   test("throttled requests and turned-down records are sent again: every row arrives once", Integration) {
     val stream = newStream(shards = 1)
-    val original = SharedKinesisApis.get(awsConfig)
+    val original = SharedKinesisApis.get(awsConfig, ClientUse.Writing)
     val calls = new AtomicInteger()
-    SharedKinesisApis.replace(awsConfig) { real =>
+    SharedKinesisApis.replace(awsConfig, ClientUse.Writing) { real =>
       new DelegatingKinesisApi(real) {
         // Of every three requests: the first is throttled whole, the second has every other record turned
         // down (those are not written), the third goes through.
@@ -116,7 +116,7 @@ class SinkIntegrationSuite extends AnyFunSuite with SourceIntegration {
       assert(sinkMetrics.get("throttledRequests").toLong > 0, sinkMetrics)
       assert(sinkMetrics.get("recordsRetried").toLong > 0, sinkMetrics)
       assert(written(readBack(stream)).sortBy(_.data) == rows.sortBy(_.data))
-    } finally SharedKinesisApis.replace(awsConfig)(_ => original)
+    } finally SharedKinesisApis.replace(awsConfig, ClientUse.Writing)(_ => original)
   }
 
   test("with kplAggregation the sink writes aggregates the source reads back as the same rows", Integration) {

@@ -3,7 +3,8 @@ package io.github.sparkkinesis.integration
 import java.nio.charset.StandardCharsets.UTF_8
 
 import io.github.sparkkinesis.client.{PutRecord, PutResult}
-import io.github.sparkkinesis.testing.{KinesisEmulator, SparkStatus, SparkStreamingSuite}
+import io.github.sparkkinesis.config.{IamPolicies, ReadmeTables}
+import io.github.sparkkinesis.testing.{KinesisEmulator, RecordedKinesisCalls, SparkStatus, SparkStreamingSuite}
 import io.github.sparkkinesis.testing.MemoryStreams._
 import org.apache.spark.sql.{DataFrame, Row, SparkSession}
 import org.apache.spark.sql.streaming.StreamingQuery
@@ -21,6 +22,24 @@ final case class Seen(stream: String, shardId: String, seq: String, partitionKey
 trait SourceIntegration extends KinesisEmulator with SparkStreamingSuite { self: Suite =>
 
   def partitionKeyOf(value: String): String = s"key-${value.hashCode % 17}"
+
+  /** Each side's Kinesis actions called so far in this JVM that its README policy does not grant. */
+  def beyondPolicies: Map[String, Set[String]] = {
+    val granted = IamPolicies.documented(ReadmeTables.readme(sys.props("kinesis.test.root")))
+    RecordedKinesisCalls.bySide
+      .map { case (side, actions) => side -> (actions -- granted.getOrElse(side, Set.empty)) }
+      .filter(_._2.nonEmpty)
+  }
+
+  override protected def beforeAll(): Unit = {
+    RecordedKinesisCalls.install()
+    super.beforeAll()
+  }
+
+  /** Every suite checks, when it is done, that the connector called nothing beyond the README's policies. */
+  override protected def afterAll(): Unit =
+    try assert(beyondPolicies.isEmpty, "Kinesis actions the README's IAM policies do not grant, by side")
+    finally super.afterAll()
 
   /** Writes the values in order, 500 per call; each value's partition key is [[partitionKeyOf]] it. */
   def put(stream: String, values: Seq[String]): Seq[PutResult] =

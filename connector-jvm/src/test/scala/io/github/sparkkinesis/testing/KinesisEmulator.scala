@@ -6,7 +6,7 @@ import java.util.UUID
 import scala.collection.mutable
 import scala.util.Try
 
-import io.github.sparkkinesis.client.{KinesisAdminApi, KinesisClientFactory}
+import io.github.sparkkinesis.client.KinesisAdminApi
 import io.github.sparkkinesis.config.{AwsConfig, AwsCredentialsConfig, Secret}
 import org.scalatest.{BeforeAndAfterAll, Suite}
 
@@ -58,7 +58,7 @@ trait KinesisEmulator extends BeforeAndAfterAll { self: Suite =>
   override protected def beforeAll(): Unit = {
     endpointUrl = external.getOrElse(emulator.start(
       if (persistentEmulator) Some(java.nio.file.Files.createTempDirectory("kinesis-emulator-data").toFile) else None))
-    adminApi = Some(KinesisClientFactory.createAdmin(awsConfig))
+    adminApi = Some(KinesisAdminApi.create(awsConfig))
     super.beforeAll()
   }
 
