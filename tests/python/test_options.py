@@ -7,6 +7,7 @@ import dataclasses
 import datetime as dt
 import json
 import re
+from enum import Enum
 from pathlib import Path
 from typing import Any
 
@@ -507,3 +508,88 @@ def test_the_jvm_accepts_every_value_the_builders_give(spark: SparkSession) -> N
         **KinesisSourceOptions(**EVERY_SOURCE_FIELD).to_options()
     ).load()
     spark.readStream.format("kinesis").options(**KinesisSinkOptions(**EVERY_SINK_FIELD).to_options()).load()
+
+
+# ---- one owner per rule: the builders and the JVM judge the same values alike ----
+
+_SAMPLE_NAMES = ["a", "a.b-c_D9", "x" * 128, "x" * 129, "bad name", "ünï", "a/b", "a,b", "a,,b", "a,a", " a "]
+_SAMPLE_TEXT = [
+    "",
+    " ",
+    "x",
+    "ab",
+    "a b",
+    "x" * 64,
+    "x" * 65,
+    "s@e=1,2.3-4_5+6",
+    "arn:aws:iam::123456789012:role/reader",
+    "arn:aws-cn:iam::123456789012:role/path/reader",
+    "arn:aws:iam::1234:role/reader",
+    "arn:aws:iam::123456789012:user/reader",
+]
+_SAMPLE_URLS = [
+    "http://localhost:4566",
+    "https://kinesis.us-east-1.amazonaws.com",
+    "kinesis.local",
+    "ftp://kinesis.local",
+    "not a url",
+    "http://my_host:4566",
+    "http://[::1]:4566",
+    "http://host:65535",
+    "http://host:65536",
+]
+
+
+def _cases(rule: dict[str, Any], enum: type[Enum] | None) -> list[tuple[Any, str]]:
+    """Values for a field of the rule, each with the string the JVM gets for it: both sides of every
+    bound, and samples of names, patterns and URLs."""
+    kind = rule["kind"]
+    if kind == "whole":
+        low, high = rule["min"], rule["max"]
+        return [(n, str(n)) for n in (low - 1, low, high, high + 1)]
+    if kind == "decimal":
+        low, high = rule["min"], rule["max"]
+        return [(x, repr(float(x))) for x in (low - 0.5, low, low + 0.001, high, high + 0.001)]
+    if kind == "duration":
+        low, high = rule["minMs"], rule["maxMs"]
+        ms = [low - 1, low, low + 1] + ([high, high + 1] if high < 2**62 else [10**15])
+        timed = [(dt.timedelta(milliseconds=m), f"{m}ms") for m in ms if m >= 0]
+        return timed + ([("inf", "inf")] if rule["inf"] else [])
+    if kind == "size":
+        low, high = rule["min"], rule["max"]
+        sizes = [low - 1, low, high, high + 1] if high < 2**62 else [low - 1, low, 2**40]
+        return [(n, str(n)) for n in sizes] + [(f"{low}b", f"{low}b"), ("3 zb", "3 zb")]
+    if kind == "flag":
+        return [(True, "true"), (False, "false")]
+    if kind in ("choice", "position"):
+        return [(member, member.value) for member in (enum or InitialPosition)]
+    if kind == "endpoint":
+        return [(u, u) for u in _SAMPLE_URLS]
+    if kind == "names":
+        return [(n, n) for n in _SAMPLE_NAMES]
+    return [(t, t) for t in _SAMPLE_TEXT]  # text and patterns
+
+
+def test_the_builders_and_the_jvm_accept_and_refuse_the_same_values(spark: SparkSession) -> None:
+    registry = _jvm.connector(spark, "api.KinesisOptionsRegistry")
+    exported = json.loads(str(registry.json()))
+    disagreements = []
+    for builder, base in ((KinesisSourceOptions, {"stream_names": "s"}), (KinesisSinkOptions, {})):
+        for f in dataclasses.fields(builder):
+            spec = f.metadata["jvm"]
+            option = next(o for side in ("source", "sink") for o in exported[side] if o["key"] == spec.key)
+            if builder is KinesisSinkOptions and spec.key == "streamName":
+                continue  # the sink's one stream: the JVM refuses several when it plans the write
+            enum = {"consumerMode": ConsumerMode, "nullData": NullData}.get(spec.key)
+            for value, text in _cases(option["rule"], enum):
+                try:
+                    builder(**{**base, f.name: value})
+                    python = True
+                except KinesisOptionError:
+                    python = False
+                jvm = str(registry.check(spec.key, text)) == ""
+                if python != jvm:
+                    disagreements.append(
+                        f"{builder.__name__}.{f.name} = {value!r}: Python {python}, JVM {jvm}"
+                    )
+    assert not disagreements, "\n".join(disagreements)

@@ -15,6 +15,10 @@ import sys
 from collections.abc import Sequence
 
 from pyspark_kinesis.errors import KinesisError
+from pyspark_kinesis.options import _KinesisOptions
+
+# The builder fields the command line takes (never a secret, which other users could see).
+_OPTION_FIELDS = ("region", "endpoint", "role_arn", "role_external_id", "role_session_name", "sts_endpoint")
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -43,15 +47,9 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _options(args: argparse.Namespace) -> dict[str, str]:
-    keys = {
-        "region": "region",
-        "endpoint": "endpoint",
-        "role_arn": "roleArn",
-        "role_external_id": "roleExternalId",
-        "role_session_name": "roleSessionName",
-        "sts_endpoint": "stsEndpoint",
-    }
-    return {jvm: str(getattr(args, py)) for py, jvm in keys.items() if getattr(args, py) is not None}
+    """The connector's options the command line gives, checked and keyed as the option builders do."""
+    given = {name: getattr(args, name) for name in _OPTION_FIELDS}
+    return _KinesisOptions(**given).to_options()
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -27,6 +27,7 @@ import sys
 from collections.abc import Callable, Iterator
 from dataclasses import MISSING, Field, dataclass, field, fields
 from enum import Enum
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, TypeVar
 from urllib.parse import SplitResult, urlsplit
 
@@ -73,26 +74,34 @@ class NullData(Enum):
     SKIP = "skip"
 
 
-# ---- the JVM's parsing rules, mirrored: each converter gives the JVM string or raises _Refused ----
+# ---- the JVM's rules: each option's rule, read from the registry the JVM exports ----
+#
+# _options.json is generated from the connector's option declarations (the JVM's KinesisOptionsRegistry;
+# a JVM test keeps it in step), so the bounds, patterns and defaults below are the JVM's own.
 
 _ToJvm = Callable[[Any], str]
 _LONG_MAX = 2**63 - 1
-_DEFAULT_CONSUMER_NAME_PREFIX = "spark-kinesis_"
-_QUERY_ID_LENGTH = 36  # a consumer named after the query's id (a UUID) when consumerName is not set
-_MAX_CONSUMER_NAME_LENGTH = 128
 
-_STREAM_NAME = re.compile(r"[a-zA-Z0-9_.-]{1,128}")
-_CONSUMER_NAME = re.compile(r"[a-zA-Z0-9_.-]+")
-_CONSUMER_NAME_PREFIX = re.compile(r"[a-zA-Z0-9_.-]*")
-_ROLE_ARN = re.compile(r"arn:aws[a-z-]*:iam::\d{12}:role/[\w+=,.@/-]+", re.ASCII)
-_ROLE_SESSION_NAME = re.compile(r"[\w+=,.@-]{2,64}", re.ASCII)
+
+def _load_registry() -> dict[str, dict[str, Any]]:
+    text = (Path(__file__).parent / "_options.json").read_text(encoding="utf-8")
+    exported = json.loads(text)
+    return {o["key"]: o for side in ("source", "sink") for o in exported[side]}
+
+
+_REGISTRY = _load_registry()
+_CONSUMER_NAMES = _REGISTRY["consumerName"]["rule"]
+_DEFAULT_CONSUMER_NAME_PREFIX: str = _REGISTRY["consumerNamePrefix"]["default"]
 # A host java.net.URI accepts as one: DNS labels, or an IPv6 address (urlsplit drops its brackets).
 _HOST = re.compile(
     r"(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?\.)*[a-z0-9](?:[a-z0-9-]*[a-z0-9])?\.?|[0-9a-f:.]*:[0-9a-f:.]*"
 )
 _SIZE = re.compile(r"(\d+(?:\.\d+)?)\s*([a-z]*)", re.ASCII)
-_SIZE_UNITS = {"": 1, "b": 1, "k": 2**10, "kb": 2**10, "m": 2**20, "mb": 2**20, "g": 2**30, "gb": 2**30}
-_SIZE_UNITS |= {"t": 2**40, "tb": 2**40}
+
+
+def _pattern(rule: dict[str, Any]) -> re.Pattern[str]:
+    """A rule's Java regular expression, whose ``\\w`` and ``\\d`` are ASCII as Java's are."""
+    return re.compile(rule["regex"], re.ASCII)
 
 
 class _Refused(Exception):
@@ -130,11 +139,16 @@ def _whole(low: int, high: int = _LONG_MAX) -> _ToJvm:
     return to_jvm
 
 
-def _rate(value: Any) -> str:
-    number = isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
-    if not number or not 0 < value <= 2.0:
-        raise _Refused("expected MB/s as a number above 0 and at most 2.0")
-    return repr(float(value))
+def _decimal(low: float, high: float, low_excluded: bool, unit: str) -> _ToJvm:
+    above = f"above {low:g}" if low_excluded else f"of at least {low:g}"
+
+    def to_jvm(value: Any) -> str:
+        number = isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+        if not number or value > high or value < low or (low_excluded and value == low):
+            raise _Refused(f"expected {unit} as a number {above} and at most {high!r}")
+        return repr(float(value))
+
+    return to_jvm
 
 
 def _millis_text(ms: int) -> str:
@@ -163,9 +177,7 @@ def _duration(low: dt.timedelta, high: dt.timedelta | None = None) -> _ToJvm:
     return to_jvm
 
 
-def _duration_or_inf(low: dt.timedelta) -> _ToJvm:
-    finite = _duration(low)
-
+def _or_inf(finite: _ToJvm) -> _ToJvm:
     def to_jvm(value: Any) -> str:
         if value == "inf":
             return "inf"
@@ -184,7 +196,7 @@ def _bytes_text(n: int) -> str:
     return f"{n}b"
 
 
-def _size(low: int, high: int = _LONG_MAX) -> _ToJvm:
+def _size(low: int, high: int, units: dict[str, int]) -> _ToJvm:
     accepted = "expected bytes as an int, or a size such as '64mb' (b, kb, mb, gb or tb; 1kb = 1024 bytes)"
     least = _bytes_text(low)
     bounds = f"from {least} to {_bytes_text(high)}" if high < _LONG_MAX else f"of at least {least}"
@@ -196,9 +208,9 @@ def _size(low: int, high: int = _LONG_MAX) -> _ToJvm:
             n, text = value, str(value)
         else:
             match = _SIZE.fullmatch(value.strip().replace(",", "").replace("_", "").lower())
-            if not match or match[2] not in _SIZE_UNITS:
+            if not match or match[2] not in units:
                 raise _Refused(accepted)
-            exact = float(match[1]) * _SIZE_UNITS[match[2]]
+            exact = float(match[1]) * units[match[2]]
             if exact >= _LONG_MAX:
                 raise _Refused(f"it is too large: expected a size {bounds} and below 2**63 bytes")
             n, text = math.floor(exact + 0.5), match[1] + match[2]
@@ -225,39 +237,43 @@ def _names(value: Any, kind: str) -> list[str]:
     return names
 
 
-def _stream_names(value: Any) -> str:
-    names = _names(value, "stream")
-    for name in names:
-        if not _STREAM_NAME.fullmatch(name):
-            raise _Refused(f"{name!r} is not a stream name (1 to 128 letters, digits, '_', '.' or '-')")
-    twice = sorted({n for n in names if names.count(n) > 1})
-    if twice:
-        raise _Refused(f"a stream is named twice: {', '.join(twice)}")
-    return ",".join(names)
+def _name_list(rule: dict[str, Any]) -> _ToJvm:
+    pattern, accepted, what = _pattern(rule), rule["accepted"], rule["what"]
+
+    def to_jvm(value: Any) -> str:
+        names = _names(value, what)
+        for name in names:
+            if not pattern.fullmatch(name):
+                raise _Refused(f"{name!r} is not a {what} name ({accepted})")
+        twice = sorted({n for n in names if names.count(n) > 1}) if rule["distinct"] else []
+        if twice:
+            raise _Refused(f"a {what} is named twice: {', '.join(twice)}")
+        return ",".join(names)
+
+    return to_jvm
 
 
-def _one_stream(value: Any) -> str:
-    if not isinstance(value, str):
-        raise _Refused("expected one stream name (a str)")
-    if "," in value:
-        raise _Refused(
-            "the sink writes to one stream; to write to several, give each row its stream in a column"
-            " named stream"
-        )
-    if not _STREAM_NAME.fullmatch(value.strip()):
-        raise _Refused("expected a stream name: 1 to 128 letters, digits, '_', '.' or '-'")
-    return value.strip()
+def _one_stream(rule: dict[str, Any]) -> _ToJvm:
+    pattern, accepted = _pattern(rule), rule["accepted"]
+
+    def to_jvm(value: Any) -> str:
+        if not isinstance(value, str):
+            raise _Refused("expected one stream name (a str)")
+        if "," in value:
+            raise _Refused(
+                "the sink writes to one stream; to write to several, give each row its stream in a column"
+                " named stream"
+            )
+        if not pattern.fullmatch(value.strip()):
+            raise _Refused(f"expected a stream name: {accepted}")
+        return value.strip()
+
+    return to_jvm
 
 
-def _consumer_names(value: Any) -> str:
-    names = _names(value, "consumer")
-    for name in names:
-        if not _CONSUMER_NAME.fullmatch(name):
-            raise _Refused(f"{name!r} is not a consumer name (letters, digits, '_', '.' or '-')")
-    return ",".join(names)
+def _matching(rule: dict[str, Any]) -> _ToJvm:
+    pattern, accepted = _pattern(rule), rule["accepted"]
 
-
-def _matching(pattern: re.Pattern[str], accepted: str) -> _ToJvm:
     def to_jvm(value: Any) -> str:
         if not isinstance(value, str) or not pattern.fullmatch(value.strip()):
             raise _Refused(f"expected {accepted}")
@@ -321,9 +337,38 @@ class _Spec:
     secret: bool = False
 
 
-def _jvm(key: str, default: str, to_jvm: _ToJvm, *, secret: bool = False) -> dict[str, _Spec]:
-    """A field's metadata: the JVM option it is."""
-    return {"jvm": _Spec(key, default, to_jvm, secret)}
+def _converter(key: str, rule: dict[str, Any], choices: type[Enum] | None, one_stream: bool) -> _ToJvm:
+    """The converter that checks a field's value by the JVM option's rule."""
+    kind = rule["kind"]
+    if kind in ("choice", "position"):
+        enum = InitialPosition if kind == "position" else choices
+        if enum is None or [m.value for m in enum] != rule["values"]:
+            raise AssertionError(f"the values of {key} are {rule['values']} on the JVM")
+        return _position if kind == "position" else _member(enum)
+    if kind == "duration":
+        one_ms = dt.timedelta(milliseconds=1)
+        high = None if rule["maxMs"] == _LONG_MAX else rule["maxMs"] * one_ms
+        finite = _duration(rule["minMs"] * one_ms, high)
+        return _or_inf(finite) if rule["inf"] else finite
+    converters: dict[str, Callable[[], _ToJvm]] = {
+        "text": lambda: _text,
+        "flag": lambda: _flag,
+        "endpoint": lambda: _endpoint,
+        "whole": lambda: _whole(rule["min"], rule["max"]),
+        "decimal": lambda: _decimal(rule["min"], rule["max"], rule["minExclusive"], rule["unit"]),
+        "size": lambda: _size(rule["min"], rule["max"], rule["units"]),
+        "pattern": lambda: _matching(rule),
+        "names": lambda: _one_stream(rule) if one_stream else _name_list(rule),
+    }
+    return converters[kind]()
+
+
+def _jvm(key: str, *, choices: type[Enum] | None = None, one_stream: bool = False) -> dict[str, _Spec]:
+    """A field's metadata: the JVM option it is, with the option's default and rule from the registry
+    (``choices``: the enum of a choice; ``one_stream``: the sink's single stream)."""
+    option = _REGISTRY[key]
+    to_jvm = _converter(key, option["rule"], choices, one_stream)
+    return {"jvm": _Spec(key, option["default"] or "", to_jvm, option["secret"])}
 
 
 def _spec(f: Field[Any]) -> _Spec:
@@ -380,42 +425,32 @@ class _KinesisOptions:
     of every builder."""
 
     #: AWS region of the streams (``region``); default: from the endpoint, else the SDK's region chain.
-    region: str | None = field(default=None, metadata=_jvm("region", "", _text))
+    region: str | None = field(default=None, metadata=_jvm("region"))
     #: Kinesis endpoint URL (``endpoint``), http or https; default: the region's public endpoint.
-    endpoint: str | None = field(default=None, metadata=_jvm("endpoint", "", _endpoint))
+    endpoint: str | None = field(default=None, metadata=_jvm("endpoint"))
     #: AWS access key id (``awsAccessKey``); default: the SDK's default credential chain.
-    aws_access_key: str | None = field(default=None, metadata=_jvm("awsAccessKey", "", _text))
+    aws_access_key: str | None = field(default=None, metadata=_jvm("awsAccessKey"))
     #: The secret access key of ``aws_access_key`` (``awsSecretKey``); never shown.
-    aws_secret_key: str | None = field(default=None, metadata=_jvm("awsSecretKey", "", _text, secret=True))
+    aws_secret_key: str | None = field(default=None, metadata=_jvm("awsSecretKey"))
     #: Session token of temporary keys (``awsSessionToken``); never shown.
-    aws_session_token: str | None = field(
-        default=None, metadata=_jvm("awsSessionToken", "", _text, secret=True)
-    )
+    aws_session_token: str | None = field(default=None, metadata=_jvm("awsSessionToken"))
     #: An IAM role to assume for every Kinesis call (``roleArn``), ``arn:aws:iam::<account>:role/<name>``.
     role_arn: str | None = field(
         default=None,
-        metadata=_jvm(
-            "roleArn", "", _matching(_ROLE_ARN, "an IAM role ARN: arn:aws:iam::<12 digits>:role/<name>")
-        ),
+        metadata=_jvm("roleArn"),
     )
     #: The external id the role's trust policy requires (``roleExternalId``).
-    role_external_id: str | None = field(default=None, metadata=_jvm("roleExternalId", "", _text))
+    role_external_id: str | None = field(default=None, metadata=_jvm("roleExternalId"))
     #: The assumed role's session name (``roleSessionName``): 2 to 64 of letters, digits and ``+=,.@-_``.
     role_session_name: str | None = field(
         default=None,
-        metadata=_jvm(
-            "roleSessionName",
-            "spark-kinesis",
-            _matching(_ROLE_SESSION_NAME, "2 to 64 of letters, digits and +=,.@-_"),
-        ),
+        metadata=_jvm("roleSessionName"),
     )
     #: STS endpoint URL used to assume ``role_arn`` (``stsEndpoint``); default: the region's.
-    sts_endpoint: str | None = field(default=None, metadata=_jvm("stsEndpoint", "", _endpoint))
+    sts_endpoint: str | None = field(default=None, metadata=_jvm("stsEndpoint"))
     #: How long a query goes on while every Kinesis call for a stream fails (``outageTimeout``), at least
     #: 1 s, or ``"inf"`` to wait forever.
-    outage_timeout: dt.timedelta | Literal["inf"] | None = field(
-        default=None, metadata=_jvm("outageTimeout", "10m", _duration_or_inf(dt.timedelta(seconds=1)))
-    )
+    outage_timeout: dt.timedelta | Literal["inf"] | None = field(default=None, metadata=_jvm("outageTimeout"))
 
     def __post_init__(self) -> None:
         """Checks every field that is set (and every required one) as the JVM will."""
@@ -483,86 +518,60 @@ class KinesisSourceOptions(_KinesisOptions):
     """
 
     #: The streams to read (``streamName``): 1 to 128 of letters, digits, ``_.-`` each, no duplicates.
-    stream_names: list[str] | str = field(metadata=_jvm("streamName", "", _stream_names))
+    stream_names: list[str] | str = field(metadata=_jvm("streamName"))
     #: Where a new query starts (``initialPosition``): an :class:`InitialPosition`, or a timezone-aware
     #: datetime for ``at_timestamp``.
     initial_position: InitialPosition | dt.datetime | None = field(
-        default=None, metadata=_jvm("initialPosition", "latest", _position)
+        default=None, metadata=_jvm("initialPosition")
     )
     #: Records asked for per GetRecords call (``maxRecordsPerFetch``), 1 to 10000.
-    max_records_per_fetch: int | None = field(
-        default=None, metadata=_jvm("maxRecordsPerFetch", "10000", _whole(1, 10000))
-    )
+    max_records_per_fetch: int | None = field(default=None, metadata=_jvm("maxRecordsPerFetch"))
     #: How often the shard list is refreshed (``shardFetchInterval``).
-    shard_fetch_interval: dt.timedelta | None = field(
-        default=None, metadata=_jvm("shardFetchInterval", "1s", _duration(dt.timedelta(0)))
-    )
+    shard_fetch_interval: dt.timedelta | None = field(default=None, metadata=_jvm("shardFetchInterval"))
     #: Shards asked for per ListShards call (``maxShardsPerDescribe``), 1 to 10000.
-    max_shards_per_describe: int | None = field(
-        default=None, metadata=_jvm("maxShardsPerDescribe", "100", _whole(1, 10000))
-    )
+    max_shards_per_describe: int | None = field(default=None, metadata=_jvm("maxShardsPerDescribe"))
     #: Whether records trimmed before they were read fail the query (``failOnDataLoss``).
-    fail_on_data_loss: bool | None = field(default=None, metadata=_jvm("failOnDataLoss", "true", _flag))
+    fail_on_data_loss: bool | None = field(default=None, metadata=_jvm("failOnDataLoss"))
     #: Prefetch rate per shard in MB/s (``maxFetchRate``), above 0 and at most 2.0.
-    max_fetch_rate: float | None = field(default=None, metadata=_jvm("maxFetchRate", "1.0", _rate))
+    max_fetch_rate: float | None = field(default=None, metadata=_jvm("maxFetchRate"))
     #: Least time between two GetRecords calls on a shard (``minFetchPeriod``), at least 200 ms.
-    min_fetch_period: dt.timedelta | None = field(
-        default=None, metadata=_jvm("minFetchPeriod", "400ms", _duration(dt.timedelta(milliseconds=200)))
-    )
+    min_fetch_period: dt.timedelta | None = field(default=None, metadata=_jvm("minFetchPeriod"))
     #: Longest time a prefetch task buffers before handing over (``maxFetchDuration``), at least 1 ms.
-    max_fetch_duration: dt.timedelta | None = field(
-        default=None, metadata=_jvm("maxFetchDuration", "10s", _duration(dt.timedelta(milliseconds=1)))
-    )
+    max_fetch_duration: dt.timedelta | None = field(default=None, metadata=_jvm("maxFetchDuration"))
     #: Prefetched, uncommitted data above which prefetching pauses (``fetchBufferSize``).
-    fetch_buffer_size: int | str | None = field(
-        default=None, metadata=_jvm("fetchBufferSize", "20gb", _size(1))
-    )
+    fetch_buffer_size: int | str | None = field(default=None, metadata=_jvm("fetchBufferSize"))
     #: Shards one prefetch task reads in parallel (``shardsPerTask``), 1 to 1000.
-    shards_per_task: int | None = field(default=None, metadata=_jvm("shardsPerTask", "5", _whole(1, 1000)))
+    shards_per_task: int | None = field(default=None, metadata=_jvm("shardsPerTask"))
     #: Average block size in bytes below which blocks are packed together (``coalesceThresholdBlockSize``).
     coalesce_threshold_block_size: int | None = field(
-        default=None, metadata=_jvm("coalesceThresholdBlockSize", "10000000", _whole(1))
+        default=None, metadata=_jvm("coalesceThresholdBlockSize")
     )
     #: Approximate bytes per partition after packing (``coalesceBinSize``).
-    coalesce_bin_size: int | None = field(
-        default=None, metadata=_jvm("coalesceBinSize", "128000000", _whole(1))
-    )
+    coalesce_bin_size: int | None = field(default=None, metadata=_jvm("coalesceBinSize"))
     #: At most this many records per micro-batch (``maxRecordsPerTrigger``); default: no limit.
-    max_records_per_trigger: int | None = field(
-        default=None, metadata=_jvm("maxRecordsPerTrigger", "", _whole(1))
-    )
+    max_records_per_trigger: int | None = field(default=None, metadata=_jvm("maxRecordsPerTrigger"))
     #: At most this much record data per micro-batch (``maxBytesPerTrigger``); default: no limit.
-    max_bytes_per_trigger: int | str | None = field(
-        default=None, metadata=_jvm("maxBytesPerTrigger", "", _size(1))
-    )
+    max_bytes_per_trigger: int | str | None = field(default=None, metadata=_jvm("maxBytesPerTrigger"))
     #: Polling or enhanced fan-out (``consumerMode``).
     consumer_mode: ConsumerMode | None = field(
-        default=None, metadata=_jvm("consumerMode", "polling", _member(ConsumerMode))
+        default=None, metadata=_jvm("consumerMode", choices=ConsumerMode)
     )
     #: efo: the consumer's name, one for all streams or one per stream (``consumerName``); default: the
     #: query's id.
-    consumer_name: list[str] | str | None = field(
-        default=None, metadata=_jvm("consumerName", "", _consumer_names)
-    )
+    consumer_name: list[str] | str | None = field(default=None, metadata=_jvm("consumerName"))
     #: efo: put before every consumer name (``consumerNamePrefix``): letters, digits and ``_.-``, or empty.
     consumer_name_prefix: str | None = field(
         default=None,
-        metadata=_jvm(
-            "consumerNamePrefix",
-            _DEFAULT_CONSUMER_NAME_PREFIX,
-            _matching(_CONSUMER_NAME_PREFIX, "letters, digits, '_', '.' or '-' (or nothing)"),
-        ),
+        metadata=_jvm("consumerNamePrefix"),
     )
     #: efo: how often the consumer's registration is checked (``consumerRefreshInterval``), 1 s to 1 h.
     consumer_refresh_interval: dt.timedelta | None = field(
         default=None,
-        metadata=_jvm(
-            "consumerRefreshInterval", "300s", _duration(dt.timedelta(seconds=1), dt.timedelta(hours=1))
-        ),
+        metadata=_jvm("consumerRefreshInterval"),
     )
     #: efo: whether the query deregisters its consumers when it stops (``requireConsumerDeregistration``).
     require_consumer_deregistration: bool | None = field(
-        default=None, metadata=_jvm("requireConsumerDeregistration", "false", _flag)
+        default=None, metadata=_jvm("requireConsumerDeregistration")
     )
 
     def __post_init__(self) -> None:
@@ -571,8 +580,9 @@ class KinesisSourceOptions(_KinesisOptions):
         super().__post_init__()
         if self.consumer_mode is not ConsumerMode.EFO:
             return
-        streams = _stream_names(self.stream_names).split(",")
-        names = None if self.consumer_name is None else _consumer_names(self.consumer_name).split(",")
+        streams = _spec(self.__dataclass_fields__["stream_names"]).to_jvm(self.stream_names).split(",")
+        consumer_names = _spec(self.__dataclass_fields__["consumer_name"]).to_jvm
+        names = None if self.consumer_name is None else consumer_names(self.consumer_name).split(",")
         if names is not None and len(names) not in (1, len(streams)):
             raise self._refusal(
                 "consumer_name",
@@ -581,13 +591,14 @@ class KinesisSourceOptions(_KinesisOptions):
             )
         given_prefix = self.consumer_name_prefix
         prefix = _DEFAULT_CONSUMER_NAME_PREFIX if given_prefix is None else given_prefix.strip()
-        longest = len(prefix) + (max(map(len, names)) if names else _QUERY_ID_LENGTH)  # unnamed: query id
-        if longest > _MAX_CONSUMER_NAME_LENGTH:
+        query_id_length, max_length = _CONSUMER_NAMES["queryIdLength"], _CONSUMER_NAMES["maxLength"]
+        longest = len(prefix) + (max(map(len, names)) if names else query_id_length)  # unnamed: query id
+        if longest > max_length:
             raise self._refusal(
                 "consumer_name" if given_prefix is None else "consumer_name_prefix",
                 f"with the {len(prefix)}-character prefix the longest consumer name is "
-                f"{longest} characters long; Kinesis allows at most {_MAX_CONSUMER_NAME_LENGTH} "
-                f"(without consumer_name the name is the query's id, {_QUERY_ID_LENGTH} characters)",
+                f"{longest} characters long; Kinesis allows at most {max_length} "
+                f"(without consumer_name the name is the query's id, {query_id_length} characters)",
             )
 
 
@@ -599,20 +610,14 @@ class KinesisSinkOptions(_KinesisOptions):
     """
 
     #: The one stream rows without a ``stream`` column (or with a null one) go to (``streamName``).
-    stream_name: str | None = field(default=None, metadata=_jvm("streamName", "", _one_stream))
+    stream_name: str | None = field(default=None, metadata=_jvm("streamName", one_stream=True))
     #: What to do with a row whose data is null (``nullData``).
-    null_data: NullData | None = field(default=None, metadata=_jvm("nullData", "fail", _member(NullData)))
+    null_data: NullData | None = field(default=None, metadata=_jvm("nullData", choices=NullData))
     #: PutRecords requests one task has under way at once (``maxInFlightRequests``), 1 to 64.
-    max_in_flight_requests: int | None = field(
-        default=None, metadata=_jvm("maxInFlightRequests", "4", _whole(1, 64))
-    )
+    max_in_flight_requests: int | None = field(default=None, metadata=_jvm("maxInFlightRequests"))
     #: How long records Kinesis turns down are tried again before the task fails (``writeRetryTimeout``).
-    write_retry_timeout: dt.timedelta | None = field(
-        default=None, metadata=_jvm("writeRetryTimeout", "2m", _duration(dt.timedelta(0)))
-    )
+    write_retry_timeout: dt.timedelta | None = field(default=None, metadata=_jvm("writeRetryTimeout"))
     #: Whether rows bound for one shard are packed into KPL aggregated records (``kplAggregation``).
-    kpl_aggregation: bool | None = field(default=None, metadata=_jvm("kplAggregation", "false", _flag))
+    kpl_aggregation: bool | None = field(default=None, metadata=_jvm("kplAggregation"))
     #: The most bytes of one aggregated record (``kplAggregationMaxSize``), 1kb to 1mb.
-    kpl_aggregation_max_size: int | str | None = field(
-        default=None, metadata=_jvm("kplAggregationMaxSize", "50kb", _size(2**10, 2**20))
-    )
+    kpl_aggregation_max_size: int | str | None = field(default=None, metadata=_jvm("kplAggregationMaxSize"))

@@ -12,7 +12,7 @@ import io.github.sparkkinesis.client.{
   KinesisApiException,
   KinesisClientFactory
 }
-import io.github.sparkkinesis.config.{AwsConfig, ParsedOptions}
+import io.github.sparkkinesis.config.{AwsConfig, KinesisNames, ParsedOptions}
 import io.github.sparkkinesis.consumers.ConsumerRegistration
 import io.github.sparkkinesis.errors.KinesisErrors
 import io.github.sparkkinesis.util.{Clock, SystemClock}
@@ -108,11 +108,8 @@ object KinesisConsumerManager {
       StructField("consumerCreationTimestamp", TimestampType, nullable = true)
     ))
 
-  private val Name = "[a-zA-Z0-9_.-]{1,128}".r
-
   private def checkName(name: String): Unit =
-    if (name == null || !Name.pattern.matcher(name).matches())
-      throw KinesisErrors.consumerNameInvalid(name)
+    if (!KinesisNames.isConsumer(name)) throw KinesisErrors.consumerNameInvalid(name)
 
   def newManager(): Builder = new Builder(Map.empty)
 

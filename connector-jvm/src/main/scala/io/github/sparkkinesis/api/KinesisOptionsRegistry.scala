@@ -2,20 +2,46 @@ package io.github.sparkkinesis.api
 
 import scala.jdk.CollectionConverters._
 
-import io.github.sparkkinesis.config.{KinesisOptions, OptionSpec}
+import io.github.sparkkinesis.config.{KinesisOptions, OptionRule, OptionSpec}
 
 /**
- * The options the connector accepts, as other languages' option builders check themselves against them
- * (the Python package's tests read them over py4j): option key to its default, empty when it has none.
- * Stateless.
+ * The options the connector accepts, as other languages' option builders check themselves against them:
+ * each option's key, default and rule. The Python package reads [[json]] from the file generated from it
+ * (`pyspark_kinesis/_options.json`); its tests ask the JVM over py4j. Stateless.
  */
 private[sparkkinesis] object KinesisOptionsRegistry {
 
-  /** What `spark.readStream.format("kinesis")` takes. */
+  /** What `spark.readStream.format("kinesis")` takes: option key to its default, empty when it has none. */
   def sourceOptions(): java.util.Map[String, String] = defaults(KinesisOptions.all)
 
   /** What `df.write` and `df.writeStream` `.format("kinesis")` take. */
   def sinkOptions(): java.util.Map[String, String] = defaults(KinesisOptions.shared ++ KinesisOptions.sinkOnly)
+
+  /**
+   * What the option `key` says of `value`: empty when it accepts it, else why not, as `.load()` would
+   * say it (whether the other options agree with it aside).
+   */
+  def check(key: String, value: String): String =
+    KinesisOptions.find(key) match {
+      case None => s"there is no option $key"
+      case Some(spec) => spec.parse(value).left.getOrElse("")
+    }
+
+  /** Every option of each side (`source`, `sink`), with its key, default (null: none), secrecy and rule. */
+  def json(): String = {
+    def side(specs: Seq[OptionSpec[_]]) = specs.map { s =>
+      val option = new java.util.LinkedHashMap[String, Any]()
+      option.put("key", s.key)
+      option.put("default", s.default.orNull)
+      option.put("secret", s.secret)
+      option.put("rule", s.parse.describe)
+      option
+    }.asJava
+    val all = new java.util.LinkedHashMap[String, Any]()
+    all.put("source", side(KinesisOptions.all))
+    all.put("sink", side(KinesisOptions.shared ++ KinesisOptions.sinkOnly))
+    OptionRule.toJson(all) + "\n"
+  }
 
   private def defaults(specs: Seq[OptionSpec[_]]): java.util.Map[String, String] =
     specs.map(s => s.key -> s.default.getOrElse("")).toMap.asJava

@@ -9,23 +9,24 @@ import java.util.Locale
 private[sparkkinesis] object ByteSizes {
   private val Pattern = """(\d+(?:\.\d+)?)\s*([a-z]*)""".r
 
-  private val unitsToBytes: Map[String, Double] = Map(
-    "" -> 1d,
-    "b" -> 1d,
-    "k" -> 1024d,
-    "kb" -> 1024d,
-    "m" -> 1024d * 1024,
-    "mb" -> 1024d * 1024,
-    "g" -> 1024d * 1024 * 1024,
-    "gb" -> 1024d * 1024 * 1024,
-    "t" -> 1024d * 1024 * 1024 * 1024,
-    "tb" -> 1024d * 1024 * 1024 * 1024
+  /** Each unit a size may end with, and its bytes. */
+  val units: Map[String, Long] = Map(
+    "" -> 1L,
+    "b" -> 1L,
+    "k" -> (1L << 10),
+    "kb" -> (1L << 10),
+    "m" -> (1L << 20),
+    "mb" -> (1L << 20),
+    "g" -> (1L << 30),
+    "gb" -> (1L << 30),
+    "t" -> (1L << 40),
+    "tb" -> (1L << 40)
   )
 
   def parseBytes(raw: String): Either[String, Long] =
     raw.trim.replace(",", "").replace("_", "").toLowerCase(Locale.ROOT) match {
-      case Pattern(number, unit) if unitsToBytes.contains(unit) =>
-        val bytes = number.toDouble * unitsToBytes(unit)
+      case Pattern(number, unit) if units.contains(unit) =>
+        val bytes = number.toDouble * units(unit)
         if (bytes >= Long.MaxValue.toDouble) Left("it is too large") else Right(math.round(bytes))
       case Pattern(_, unit) => Left(s"'$unit' is not a size unit (use b, kb, mb, gb or tb)")
       case _ => Left("expected a number of bytes, optionally followed by a unit such as mb or gb")

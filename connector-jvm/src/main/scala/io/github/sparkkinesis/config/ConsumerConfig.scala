@@ -1,7 +1,5 @@
 package io.github.sparkkinesis.config
 
-import java.util.Locale
-
 /** How the source reads shards: the option `consumerMode`. */
 private[sparkkinesis] sealed trait ConsumerMode extends Serializable
 
@@ -13,11 +11,6 @@ private[sparkkinesis] object ConsumerMode {
   /** Enhanced fan-out: a registered consumer with its own 2 MB/s per shard, records pushed by SubscribeToShard. */
   case object Efo extends ConsumerMode
 
-  def parse(raw: String): Either[String, ConsumerMode] = raw.trim.toLowerCase(Locale.ROOT) match {
-    case "polling" => Right(Polling)
-    case "efo" => Right(Efo)
-    case _ => Left("expected polling or efo")
-  }
 }
 
 /**
@@ -46,13 +39,4 @@ private[sparkkinesis] final case class ConsumerConfig(
   }
 }
 
-private[sparkkinesis] object ConsumerConfig {
-
-  /** Kinesis' consumer names: 1 to 128 letters, digits, `_`, `.` and `-`. */
-  val MaxNameLength = 128
-
-  /** A streaming query's id, the default name: a UUID. */
-  val QueryIdLength = 36
-
-  val Polling: ConsumerConfig = ConsumerConfig(ConsumerMode.Polling, None, "", 300000L, deregisterOnStop = false)
-}
+private[sparkkinesis] object ConsumerConfig {}

@@ -12,12 +12,12 @@ import io.github.sparkkinesis.config.OptionParsers._
 private[sparkkinesis] object KinesisOptions {
 
   private def spec[T](key: String, default: String, doc: String, example: String)(
-      parse: String => Either[String, T]
+      parse: OptionRule[T]
   ): OptionSpec[T] =
     OptionSpec(key, Option(default), doc, example, secret = false, parse)
 
   private def secretSpec(key: String, doc: String): OptionSpec[Secret] =
-    OptionSpec(key, None, doc, "<secret>", secret = true, (raw: String) => string(raw).map(new Secret(_)))
+    OptionSpec(key, None, doc, "<secret>", secret = true, string.map(new Secret(_)))
 
   /** Ours, so that our consumers are told apart from those of other tools; the Databricks source uses databricks_. */
   val DefaultConsumerNamePrefix = "spark-kinesis_"
@@ -34,7 +34,7 @@ private[sparkkinesis] object KinesisOptions {
       "Where a new query starts: latest, trim_horizon, earliest (alias of trim_horizon) or at_timestamp " +
         """as JSON, e.g. {"at_timestamp": "06/25/2020 10:23:45 PDT", "format": "MM/dd/yyyy HH:mm:ss ZZZ"}.""",
       "trim_horizon"
-    )(InitialPosition.parse)
+    )(new OptionRule("position", Seq("values" -> Seq("latest", "trim_horizon", "earliest")), InitialPosition.parse))
 
   // ---- where and as whom ----
 
@@ -146,7 +146,7 @@ private[sparkkinesis] object KinesisOptions {
       "polling (GetRecords, sharing each shard's 2 MB/s with other readers) or efo (enhanced fan-out: a " +
         "registered consumer with its own 2 MB/s per shard, records pushed by SubscribeToShard).",
       "efo"
-    )(ConsumerMode.parse)
+    )(choice("polling" -> ConsumerMode.Polling, "efo" -> ConsumerMode.Efo))
 
   val ConsumerName: OptionSpec[Seq[String]] =
     spec(
@@ -191,7 +191,7 @@ private[sparkkinesis] object KinesisOptions {
       "1.0",
       "How fast each shard is prefetched, in MB/s (at most 2.0, Kinesis' read limit per shard).",
       "1.0"
-    )(decimal(min = 0, max = 2.0, minExclusive = true))
+    )(decimal(min = 0, max = 2.0, minExclusive = true, unit = "MB/s"))
 
   val MinFetchPeriod: OptionSpec[Long] =
     spec(
@@ -260,7 +260,7 @@ private[sparkkinesis] object KinesisOptions {
       "What the sink does with a row whose data is null: fail (the task fails, naming the row) or skip " +
         "(the row is not written and counted in the metric nullDataRowsSkipped).",
       "skip"
-    )(NullDataPolicy.parse)
+    )(choice("fail" -> NullDataPolicy.Fail, "skip" -> NullDataPolicy.Skip))
 
   val MaxInFlightRequests: OptionSpec[Int] =
     spec(

@@ -1,7 +1,5 @@
 package io.github.sparkkinesis.config
 
-import java.util.Locale
-
 import io.github.sparkkinesis.errors.KinesisErrors
 import org.slf4j.LoggerFactory
 
@@ -16,11 +14,6 @@ private[sparkkinesis] object NullDataPolicy {
   /** The row is not written, and counted. */
   case object Skip extends NullDataPolicy
 
-  def parse(raw: String): Either[String, NullDataPolicy] = raw.trim.toLowerCase(Locale.ROOT) match {
-    case "fail" => Right(Fail)
-    case "skip" => Right(Skip)
-    case _ => Left("expected fail or skip")
-  }
 }
 
 /**

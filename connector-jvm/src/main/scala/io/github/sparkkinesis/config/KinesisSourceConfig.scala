@@ -98,14 +98,14 @@ private[sparkkinesis] object KinesisSourceConfig {
           streams.map(s => s"$s-reader").mkString(",")
         )
     }
-    val longest = consumer.names.fold(ConsumerConfig.QueryIdLength)(_.map(_.length).max)
-    if (consumer.prefix.length + longest > ConsumerConfig.MaxNameLength)
+    val longest = consumer.names.fold(KinesisNames.QueryIdLength)(_.map(_.length).max)
+    if (consumer.prefix.length + longest > KinesisNames.MaxConsumerNameLength)
       throw KinesisErrors.invalidOption(
         KinesisOptions.ConsumerNamePrefix.key,
         s"'${consumer.prefix}'",
         s"with it a consumer name is ${consumer.prefix.length + longest} characters long (the query id when " +
-          s"consumerName is not set is ${ConsumerConfig.QueryIdLength}); Kinesis allows at most " +
-          s"${ConsumerConfig.MaxNameLength}",
+          s"consumerName is not set is ${KinesisNames.QueryIdLength}); Kinesis allows at most " +
+          s"${KinesisNames.MaxConsumerNameLength}",
         KinesisOptions.DefaultConsumerNamePrefix
       )
   }

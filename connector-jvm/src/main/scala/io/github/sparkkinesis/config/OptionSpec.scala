@@ -2,6 +2,8 @@ package io.github.sparkkinesis.config
 
 import java.util.Locale
 
+import scala.collection.immutable.ListMap
+import scala.util.matching.Regex
 import scala.util.Try
 
 /**
@@ -12,7 +14,7 @@ import scala.util.Try
  * @param doc     one line for the README's option table
  * @param example a good value, shown in error messages
  * @param secret  whether the value must never be shown again
- * @param parse   turns the raw string into a value, or says what is wrong with it
+ * @param parse   what the option accepts: turns the raw string into a value, or says what is wrong with it
  */
 private[sparkkinesis] final case class OptionSpec[T](
     key: String,
@@ -20,23 +22,37 @@ private[sparkkinesis] final case class OptionSpec[T](
     doc: String,
     example: String,
     secret: Boolean,
-    parse: String => Either[String, T]
+    parse: OptionRule[T]
 ) {
 
   def lowerKey: String = key.toLowerCase(Locale.ROOT)
 }
 
-/** Parsers shared by the option declarations. Each returns Left with what was expected. */
+/** The rules of the option declarations. Each parse returns Left with what was expected. */
 private[sparkkinesis] object OptionParsers {
 
-  val string: String => Either[String, String] = raw => if (raw.trim.isEmpty) Left("it is empty") else Right(raw.trim)
+  val string: OptionRule[String] =
+    new OptionRule("text", Nil, raw => if (raw.trim.isEmpty) Left("it is empty") else Right(raw.trim))
 
-  val boolean: String => Either[String, Boolean] = raw =>
-    raw.trim.toLowerCase(Locale.ROOT) match {
-      case "true" => Right(true)
-      case "false" => Right(false)
-      case _ => Left("expected true or false")
-    }
+  val boolean: OptionRule[Boolean] = new OptionRule(
+    "flag",
+    Nil,
+    raw =>
+      raw.trim.toLowerCase(Locale.ROOT) match {
+        case "true" => Right(true)
+        case "false" => Right(false)
+        case _ => Left("expected true or false")
+      })
+
+  /** One of `values`, given in any case. */
+  def choice[T](values: (String, T)*): OptionRule[T] = {
+    val names = values.map(_._1)
+    val expected = s"expected ${names.init.mkString(", ")} or ${names.last}"
+    new OptionRule(
+      "choice",
+      Seq("values" -> names),
+      raw => values.collectFirst { case (n, v) if n == raw.trim.toLowerCase(Locale.ROOT) => v }.toRight(expected))
+  }
 
   /** A value `parse` reads, refused outside [min, max] with the bound, as `show` writes it. */
   private def bounded[T](parse: String => Either[String, T], min: T, max: T, show: T => String)(implicit
@@ -50,83 +66,126 @@ private[sparkkinesis] object OptionParsers {
   private val wholeNumber: String => Either[String, Long] =
     raw => Try(raw.trim.replace(",", "").replace("_", "").toLong).toOption.toRight("expected a whole number")
 
-  def long(min: Long, max: Long): String => Either[String, Long] =
-    bounded(wholeNumber, min, max, (n: Long) => n.toString)
+  def long(min: Long, max: Long): OptionRule[Long] =
+    new OptionRule("whole", Seq("min" -> min, "max" -> max), bounded(wholeNumber, min, max, (n: Long) => n.toString))
 
-  def int(min: Int, max: Int): String => Either[String, Int] = raw => long(min, max)(raw).map(_.toInt)
+  def int(min: Int, max: Int): OptionRule[Int] = long(min, max).map(_.toInt)
 
-  def durationMillis(min: Long, max: Long): String => Either[String, Long] =
-    bounded(Durations.parseMillis, min, max, Durations.format)
+  def durationMillis(min: Long, max: Long): OptionRule[Long] = new OptionRule(
+    "duration",
+    Seq("minMs" -> min, "maxMs" -> max, "inf" -> false),
+    bounded(Durations.parseMillis, min, max, Durations.format))
 
   /** A duration of at least `min`, or `inf` (None): no limit. */
-  def durationOrInfinite(min: Long): String => Either[String, Option[Long]] = raw =>
-    if (raw.trim.equalsIgnoreCase("inf")) Right(None)
-    else durationMillis(min, Long.MaxValue)(raw).map(Some(_)).left.map(_ + ", or inf")
+  def durationOrInfinite(min: Long): OptionRule[Option[Long]] = {
+    val finite = durationMillis(min, Long.MaxValue)
+    new OptionRule(
+      "duration",
+      Seq("minMs" -> min, "maxMs" -> Long.MaxValue, "inf" -> true),
+      raw =>
+        if (raw.trim.equalsIgnoreCase("inf")) Right(None)
+        else finite(raw).map(Some(_)).left.map(_ + ", or inf")
+    )
+  }
 
-  def bytes(min: Long, max: Long): String => Either[String, Long] =
+  def bytes(min: Long, max: Long): OptionRule[Long] = new OptionRule(
+    "size",
+    Seq("min" -> min, "max" -> max, "units" -> ListMap(ByteSizes.units.toSeq.sortBy(u => (u._2, u._1)): _*)),
     bounded(ByteSizes.parseBytes, min, max, ByteSizes.format)
+  )
 
-  /** A decimal number `x` with `min < x <= max` when `minExclusive`, else `min <= x <= max`. */
-  def decimal(min: Double, max: Double, minExclusive: Boolean): String => Either[String, Double] = raw =>
-    Try(raw.trim.toDouble).toOption.filterNot(d => d.isNaN || d.isInfinite) match {
-      case None => Left("expected a decimal number")
-      case Some(d) if minExclusive && d <= min => Left(s"it must be greater than $min")
-      case Some(d) if d < min => Left(s"it must be at least $min")
-      case Some(d) if d > max => Left(s"it must be at most $max")
-      case Some(d) => Right(d)
-    }
+  /** A decimal number `x` in `unit` with `min < x <= max` when `minExclusive`, else `min <= x <= max`. */
+  def decimal(min: Double, max: Double, minExclusive: Boolean, unit: String): OptionRule[Double] = new OptionRule(
+    "decimal",
+    Seq("min" -> min, "max" -> max, "minExclusive" -> minExclusive, "unit" -> unit),
+    raw =>
+      Try(raw.trim.toDouble).toOption.filterNot(d => d.isNaN || d.isInfinite) match {
+        case None => Left("expected a decimal number")
+        case Some(d) if minExclusive && d <= min => Left(s"it must be greater than $min")
+        case Some(d) if d < min => Left(s"it must be at least $min")
+        case Some(d) if d > max => Left(s"it must be at most $max")
+        case Some(d) => Right(d)
+      }
+  )
 
-  /** A Kinesis stream name: 1 to 128 of letters, digits, `_`, `.` and `-`. */
-  private val StreamName = "[a-zA-Z0-9_.-]{1,128}".r
-
-  val streamNames: String => Either[String, Seq[String]] = raw => {
-    val names = raw.split(",", -1).map(_.trim).toSeq
-    names.find(n => !StreamName.pattern.matcher(n).matches()) match {
-      case Some("") => Left("it has an empty stream name; separate names with single commas")
-      case Some(bad) => Left(s"'$bad' is not a stream name (1 to 128 letters, digits, '_', '.' or '-')")
-      case None if names.distinct.size != names.size => Left("a stream is named twice")
-      case None => Right(names)
-    }
+  /** A value that matches `pattern` whole, once trimmed (`accepted` says what that is), else `refusal`. */
+  def matching(pattern: String, accepted: String, refusal: String): OptionRule[String] = {
+    val compiled = java.util.regex.Pattern.compile(pattern)
+    new OptionRule(
+      "pattern",
+      Seq("regex" -> pattern, "accepted" -> accepted),
+      raw => if (compiled.matcher(raw.trim).matches()) Right(raw.trim) else Left(refusal))
   }
 
-  private val ConsumerNameChars = "[a-zA-Z0-9_.-]*".r
+  /**
+   * Names of a kind of thing (`what`: stream, consumer), comma-separated, each matching `name` whole
+   * (`accepted` says what that is); with `distinct`, none twice. `more` describes further rules, kept by
+   * those who take the names.
+   */
+  private def names(
+      what: String,
+      name: Regex,
+      accepted: String,
+      distinct: Boolean,
+      more: (String, Any)*): OptionRule[Seq[String]] =
+    new OptionRule(
+      "names",
+      Seq("what" -> what, "regex" -> name.regex, "accepted" -> accepted, "distinct" -> distinct) ++ more,
+      raw => {
+        val names = raw.split(",", -1).map(_.trim).toSeq
+        names.find(n => n.isEmpty || !name.pattern.matcher(n).matches()) match {
+          case Some("") => Left(s"it has an empty $what name; separate names with single commas")
+          case Some(bad) => Left(s"'$bad' is not a $what name ($accepted)")
+          case None if distinct && names.distinct.size != names.size => Left(s"a $what is named twice")
+          case None => Right(names)
+        }
+      }
+    )
 
-  /** Consumer names, comma-separated; each of letters, digits, `_`, `.` and `-`. */
-  val consumerNames: String => Either[String, Seq[String]] = raw => {
-    val names = raw.split(",", -1).map(_.trim).toSeq
-    names.find(n => n.isEmpty || !ConsumerNameChars.pattern.matcher(n).matches()) match {
-      case Some("") => Left("it has an empty consumer name; separate names with single commas")
-      case Some(bad) => Left(s"'$bad' is not a consumer name (letters, digits, '_', '.' or '-')")
-      case None => Right(names)
-    }
-  }
+  val streamNames: OptionRule[Seq[String]] =
+    names("stream", KinesisNames.Stream, KinesisNames.StreamAccepted, distinct = true)
+
+  /** Consumer names: their characters here; their length once the query's id may stand in for them. */
+  val consumerNames: OptionRule[Seq[String]] = names(
+    "consumer",
+    KinesisNames.ConsumerChars,
+    KinesisNames.ConsumerAccepted,
+    distinct = false,
+    "maxLength" -> KinesisNames.MaxConsumerNameLength,
+    "queryIdLength" -> KinesisNames.QueryIdLength
+  )
 
   /** A prefix of consumer names: empty, or letters, digits, `_`, `.` and `-`. */
-  val consumerNamePrefix: String => Either[String, String] = raw =>
-    if (ConsumerNameChars.pattern.matcher(raw.trim).matches()) Right(raw.trim)
-    else Left("a consumer name prefix has only letters, digits, '_', '.' or '-'")
+  val consumerNamePrefix: OptionRule[String] = matching(
+    KinesisNames.ConsumerChars.regex,
+    s"${KinesisNames.ConsumerAccepted} (or nothing)",
+    s"a consumer name prefix has only ${KinesisNames.ConsumerAccepted}")
 
-  private val RoleArnPattern = """arn:aws[a-z-]*:iam::\d{12}:role/[\w+=,.@/-]+""".r
+  val roleArn: OptionRule[String] = matching(
+    """arn:aws[a-z-]*:iam::\d{12}:role/[\w+=,.@/-]+""",
+    "an IAM role ARN: arn:aws:iam::<12 digits>:role/<name>",
+    "it is not an IAM role ARN (arn:aws:iam::<12-digit account>:role/<name>)"
+  )
 
-  val roleArn: String => Either[String, String] = raw =>
-    if (RoleArnPattern.pattern.matcher(raw.trim).matches()) Right(raw.trim)
-    else Left("it is not an IAM role ARN (arn:aws:iam::<12-digit account>:role/<name>)")
-
-  private val SessionNamePattern = """[\w+=,.@-]{2,64}""".r
-
-  val roleSessionName: String => Either[String, String] = raw =>
-    if (SessionNamePattern.pattern.matcher(raw.trim).matches()) Right(raw.trim)
-    else Left("a role session name has 2 to 64 of letters, digits and +=,.@-_")
-
-  val endpoint: String => Either[String, String] = raw => {
-    val trimmed = raw.trim
-    val withScheme = if (trimmed.contains("://")) trimmed else s"https://$trimmed"
-    try {
-      val uri = new java.net.URI(withScheme)
-      if (uri.getHost == null) Left("it has no host")
-      else if (!Set("http", "https").contains(uri.getScheme.toLowerCase(Locale.ROOT)))
-        Left("the scheme must be http or https")
-      else Right(withScheme)
-    } catch { case e: java.net.URISyntaxException => Left(s"it is not a URL (${e.getReason})") }
+  val roleSessionName: OptionRule[String] = {
+    val accepted = "2 to 64 of letters, digits and +=,.@-_"
+    matching("""[\w+=,.@-]{2,64}""", accepted, s"a role session name has $accepted")
   }
+
+  val endpoint: OptionRule[String] = new OptionRule(
+    "endpoint",
+    Nil,
+    raw => {
+      val trimmed = raw.trim
+      val withScheme = if (trimmed.contains("://")) trimmed else s"https://$trimmed"
+      try {
+        val uri = new java.net.URI(withScheme)
+        if (uri.getHost == null) Left("it has no host")
+        else if (uri.getPort > 65535) Left("the port must be a number from 0 to 65535")
+        else if (!Set("http", "https").contains(uri.getScheme.toLowerCase(Locale.ROOT)))
+          Left("the scheme must be http or https")
+        else Right(withScheme)
+      } catch { case e: java.net.URISyntaxException => Left(s"it is not a URL (${e.getReason})") }
+    }
+  )
 }

@@ -31,17 +31,4 @@ private[sparkkinesis] object PrefetchConfig {
 
   /** `maxFetchRate` is in MB/s, as Kinesis' limits are: 1 MB = 2^20 bytes. */
   val MB: Long = 1024L * 1024
-
-  val Defaults: PrefetchConfig = PrefetchConfig(
-    maxRecordsPerFetch = 10000,
-    maxFetchBytesPerSecond = MB,
-    minFetchPeriodMs = 400,
-    maxFetchDurationMs = 10000,
-    fetchBufferBytes = 20L * 1024 * MB,
-    shardsPerTask = 5,
-    coalesceThresholdBlockSize = 10000000L,
-    coalesceBinSize = 128000000L,
-    failOnDataLoss = true,
-    subscriptionLifetimeMs = 5L * 60 * 1000
-  )
 }

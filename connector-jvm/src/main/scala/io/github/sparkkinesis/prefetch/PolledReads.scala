@@ -67,11 +67,11 @@ private[prefetch] final class PolledReads(
         log.debug(s"Shard iterator of $key expired; renewing it")
         iterator = None
         ReadStep.Nothing
-      case _: KinesisApiException.Throttled =>
+      case e: KinesisApiException.Throttled =>
         recordsPerCall = math.max(1, recordsPerCall / 2)
         notBefore = startedAt + ThrottlePauseMs
         log.warn(s"Hit rate limit. Sleeping for 5 seconds. ($key; next calls ask for $recordsPerCall records)")
-        ReadStep.Throttled
+        ReadStep.Throttled(e)
     }
   }
 }

@@ -3,7 +3,6 @@ package io.github.sparkkinesis.prefetch
 import io.github.sparkkinesis.client.{KinesisApi, KinesisRecord}
 import io.github.sparkkinesis.config.PrefetchConfig
 import io.github.sparkkinesis.errors.KinesisErrors
-import io.github.sparkkinesis.fetch.ShardRangeReader
 import io.github.sparkkinesis.offsets.ShardPosition
 import io.github.sparkkinesis.util.Clock
 import org.slf4j.LoggerFactory
@@ -33,16 +32,7 @@ private[sparkkinesis] object SegmentReader {
         segment.block.foreach { b =>
           log.info(s"Prefetched block ${b.name} of ${segment.shard} is gone; reading its range from Kinesis")
         }
-        val reader =
-          new ShardRangeReader(
-            api,
-            segment.shard,
-            segment.from,
-            segment.lastRecord,
-            reading.maxRecordsPerFetch,
-            clock,
-            reading.failOnDataLoss)
-        (FromKinesis, reader)
+        (FromKinesis, new ShardRangeReader(api, segment.shard, segment.from, segment.lastRecord, reading, clock))
     }
 
   /** The block's records within the stretch; fails if the block does not reach the stretch's end. */

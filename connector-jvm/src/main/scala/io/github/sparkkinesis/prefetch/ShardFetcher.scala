@@ -2,7 +2,7 @@ package io.github.sparkkinesis.prefetch
 
 import scala.collection.mutable.ArrayBuffer
 
-import io.github.sparkkinesis.client.{IteratorStart, KinesisApi, KinesisRecord}
+import io.github.sparkkinesis.client.{KinesisApi, KinesisRecord}
 import io.github.sparkkinesis.config.PrefetchConfig
 import io.github.sparkkinesis.kpl.Deaggregation
 import io.github.sparkkinesis.offsets.{ShardKey, ShardPosition}
@@ -35,11 +35,7 @@ private[sparkkinesis] final class ShardFetcher(
   private val fetched = ArrayBuffer.empty[KinesisRecord]
   private var fetchedBytes = 0L
 
-  /** The last Kinesis record read whole: where the shard is opened again. */
-  private var lastSequenceNumber = spec.from match {
-    case ShardPosition.After(seq, None) => Some(seq)
-    case _ => None
-  }
+  private val progress = new ReadProgress(key, spec.from)
   private var millisBehind = Option.empty[Long]
   private var atTip = false
   private var ended = spec.from == ShardPosition.ShardEnd
@@ -63,9 +59,9 @@ private[sparkkinesis] final class ShardFetcher(
 
   /** One step of reading: a GetRecords call, or waiting briefly for a pushed event. */
   def fetchOnce(): Unit =
-    reads.step(resumeAt) match {
+    reads.step(progress.resumeAt) match {
       case ReadStep.Nothing => ()
-      case ReadStep.Throttled => throttledCalls += 1
+      case ReadStep.Throttled(_) => throttledCalls += 1
       case read: ReadStep.Read =>
         millisBehind = Some(read.millisBehindLatest)
         atTip = read.atTip
@@ -76,7 +72,7 @@ private[sparkkinesis] final class ShardFetcher(
           fetched += r
           fetchedBytes += r.data.length
         }
-        kept.lastOption.foreach(r => lastSequenceNumber = Some(r.sequenceNumber))
+        progress.read(kept)
         if (kept.size < read.records.size) {
           cutoffReached = true
           reads.reset()
@@ -88,13 +84,6 @@ private[sparkkinesis] final class ShardFetcher(
         }
     }
 
-  /** Where the shard is opened when nothing is open: after the last record read, or where the task began. */
-  private def resumeAt: IteratorStart =
-    lastSequenceNumber
-      .map(IteratorStart.AfterSequenceNumber)
-      .orElse(spec.from.resumeAt)
-      .getOrElse(throw new IllegalStateException(s"$key has nothing to read after ${spec.from}"))
-
   /** Whether the shard is read through an enhanced fan-out subscription. */
   def subscribes: Boolean = spec.consumerArn.isDefined
 
@@ -105,7 +94,7 @@ private[sparkkinesis] final class ShardFetcher(
 
   /** What this task did with the shard; `block` holds the records, if there were any. */
   def outcome(block: Option[BlockRef], failure: Option[FetchFailure]): ShardFetchOutcome = {
-    val data = lastSequenceNumber.filter(_ => fetched.nonEmpty).map { last =>
+    val data = progress.lastSequenceNumber.filter(_ => fetched.nonEmpty).map { last =>
       Segment(
         key,
         spec.from,

@@ -1,6 +1,6 @@
 package io.github.sparkkinesis.prefetch
 
-import io.github.sparkkinesis.client.{IteratorStart, KinesisRecord}
+import io.github.sparkkinesis.client.IteratorStart
 
 /**
  * How a prefetch task gets a shard's records: by polling with GetRecords ([[PolledReads]]) or from an
@@ -30,30 +30,4 @@ private[prefetch] trait ShardReads extends AutoCloseable {
 
   /** Releases what is open (a subscription); the shard's position is the fetcher's. */
   override def close(): Unit
-}
-
-private[prefetch] sealed trait ReadStep
-
-private[prefetch] object ReadStep {
-
-  /**
-   * Records, in order.
-   *
-   * @param atTip      nothing newer is in the shard as far as this answer can tell
-   * @param shardEnded the shard is closed and these are its last records
-   * @param asOf       the answer shows the shard as it was at this instant or later (for Trigger.AvailableNow)
-   */
-  final case class Read(
-      records: Seq[KinesisRecord],
-      millisBehindLatest: Long,
-      atTip: Boolean,
-      shardEnded: Boolean,
-      asOf: Long)
-      extends ReadStep
-
-  /** Kinesis throttled the call; the reads wait before the next. */
-  case object Throttled extends ReadStep
-
-  /** Nothing this step: an iterator or a subscription was opened or renewed, or no event came yet. */
-  case object Nothing extends ReadStep
 }

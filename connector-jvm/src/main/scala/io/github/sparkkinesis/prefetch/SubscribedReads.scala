@@ -147,7 +147,10 @@ private[prefetch] final class SubscribedReads(
     val pause = Backoff.pauseAfter(backoffs, MinSubscribeIntervalMs, MaxBackoffMs)
     notBefore = clock.nowMillis() + pause
     log.info(s"Subscribing to $key was refused (${e.getMessage}); trying again in $pause ms")
-    if (e.isInstanceOf[KinesisApiException.Throttled]) ReadStep.Throttled else ReadStep.Nothing
+    e match {
+      case throttled: KinesisApiException.Throttled => ReadStep.Throttled(throttled)
+      case _ => ReadStep.Nothing
+    }
   }
 }
 

@@ -1,7 +1,7 @@
 package io.github.sparkkinesis.sink
 
 import io.github.sparkkinesis.client.{PutRecord, ShardInfo}
-import io.github.sparkkinesis.config.NullDataPolicy
+import io.github.sparkkinesis.config.{KinesisNames, NullDataPolicy}
 import io.github.sparkkinesis.errors.KinesisErrors
 
 /**
@@ -59,14 +59,12 @@ private[sparkkinesis] object RecordChecks {
     s"row $row of $task, partitionKey $key"
   }
 
-  private val StreamName = "[a-zA-Z0-9_.-]{1,128}".r
-
   /** The stream a row goes to: its `stream` column, else the option `streamName`. */
   def stream(column: Option[String], option: Option[String], row: => String): String =
     column.orElse(option) match {
-      case Some(name) if StreamName.pattern.matcher(name).matches() => name
+      case Some(name) if KinesisNames.isStream(name) => name
       case Some(name) =>
-        throw badRecord(s"its stream '$name' is not a stream name (1 to 128 letters, digits, '_', '.' or '-')", row)
+        throw badRecord(s"its stream '$name' is not a stream name (${KinesisNames.StreamAccepted})", row)
       case None => throw badRecord("its stream is null and the option streamName is not set", row)
     }
 

@@ -20,7 +20,18 @@ class KinesisSourceConfigSuite extends AnyFunSuite {
     assert(config.streams == Seq("orders"))
     assert(config.initialPosition == InitialPosition.Latest)
     assert(config.shardFetchIntervalMs == 1000)
-    assert(config.prefetch == PrefetchConfig.Defaults)
+    assert(
+      config.prefetch == PrefetchConfig(
+        10000,
+        1024 * 1024,
+        400,
+        10000,
+        20L << 30,
+        5,
+        10000000,
+        128000000,
+        true,
+        300000))
     assert(config.prefetch.maxFetchBytesPerSecond == 1024 * 1024)
     assert(config.prefetch.fetchBufferBytes == 20L * 1024 * 1024 * 1024)
     assert(config.limits == TriggerLimits(None, None))

@@ -18,6 +18,15 @@ class OptionsDocumentationSuite extends AnyFunSuite {
     }
   }
 
+  test("the Python package's copy of the option registry is the one the declarations generate") {
+    val root = sys.props("kinesis.test.root")
+    val file = new String(Files.readAllBytes(Paths.get(root, ReadmeTables.RegistryFile)), StandardCharsets.UTF_8)
+    assert(
+      file == io.github.sparkkinesis.api.KinesisOptionsRegistry.json(),
+      "run dev/sbt \"spark43_213/Test/runMain io.github.sparkkinesis.config.ReadmeTables\" to update it"
+    )
+  }
+
   test("the registry other languages read has every option of each side, with its documented default") {
     import scala.jdk.CollectionConverters._
     val source = io.github.sparkkinesis.api.KinesisOptionsRegistry.sourceOptions().asScala
@@ -36,7 +45,7 @@ class OptionsDocumentationSuite extends AnyFunSuite {
 }
 
 /**
- * Writes the generated tables into README.md: the options (from KinesisOptions), the errors (from
+ * Writes the Python package's option registry (from KinesisOptions) and the generated tables into README.md: the options (from KinesisOptions), the errors (from
  * error/kinesis-error-conditions.json) and the IAM policies (from ClientUse). `dev/sbt "spark43_213/Test/runMain <this> [repo root]"`.
  */
 object ReadmeTables {
@@ -67,8 +76,13 @@ object ReadmeTables {
       .filter(_ >= 0)
       .map(i => readme.substring(i + start(marker).length, readme.indexOf(end(marker), i)))
 
+  /** The option registry the Python package checks its builders' values by. */
+  val RegistryFile = "python/src/pyspark_kinesis/_options.json"
+
   def main(args: Array[String]): Unit = {
     val root = args.headOption.orElse(sys.props.get("kinesis.test.root")).getOrElse(".")
+    val registry = io.github.sparkkinesis.api.KinesisOptionsRegistry.json()
+    Files.write(Paths.get(root, RegistryFile), registry.getBytes(StandardCharsets.UTF_8))
     val updated = tables.foldLeft(readme(root)) { case (text, (marker, table)) =>
       val old = documented(text, marker).getOrElse(sys.error(s"README.md has no line ${start(marker)}"))
       text.replace(start(marker) + old + end(marker), start(marker) + table + end(marker))

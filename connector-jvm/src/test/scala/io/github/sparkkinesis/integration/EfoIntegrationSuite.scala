@@ -6,9 +6,9 @@ import scala.jdk.CollectionConverters._
 
 import io.github.sparkkinesis.api.KinesisConsumerManager
 import io.github.sparkkinesis.client.ConsumerInfo
-import io.github.sparkkinesis.config.PrefetchConfig
 import io.github.sparkkinesis.offsets.{ShardKey, ShardPosition}
 import io.github.sparkkinesis.prefetch.{FetchCursor, ShardFetchSpec, ShardFetcher}
+import io.github.sparkkinesis.testing.DefaultConfigs
 import io.github.sparkkinesis.util.SystemClock
 import org.scalatest.funsuite.AnyFunSuite
 
@@ -102,7 +102,7 @@ class EfoIntegrationSuite extends AnyFunSuite with SourceIntegration {
       finally manager.close()
     // Subscriptions live 3 s here instead of Kinesis' five minutes (the emulator's first event takes 2 s);
     // records keep coming meanwhile.
-    val config = PrefetchConfig.Defaults.copy(subscriptionLifetimeMs = 3000)
+    val config = DefaultConfigs.Prefetch.copy(subscriptionLifetimeMs = 3000)
     val fetcher = new ShardFetcher(
       admin,
       ShardFetchSpec(

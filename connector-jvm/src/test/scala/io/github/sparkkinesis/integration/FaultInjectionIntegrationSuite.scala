@@ -20,19 +20,22 @@ class FaultInjectionIntegrationSuite extends AnyFunSuite with SourceIntegration 
 
   private val marks = LoggerFactory.getLogger("FaultInjection")
 
-  /** Stops Kinesis for `seconds`, running `during` meanwhile; returns the log lines written in that time. */
+  /**
+   * Stops Kinesis for `seconds`, running `during` meanwhile; returns the log lines written while it was down
+   * (what the connector logs once Kinesis answers again is after them).
+   */
   private def outage(seconds: Int)(during: => Unit): Seq[String] = {
     assume(canStopEmulator, "the endpoint is external: it cannot be stopped")
     Thread.sleep(2500) // the emulator writes its data to disk every second
-    loggedDuring("outage") {
-      stopEmulator()
-      val started = System.nanoTime()
-      try {
+    try
+      loggedDuring("outage") {
+        stopEmulator()
+        val started = System.nanoTime()
         during
         val left = seconds * 1000L - (System.nanoTime() - started) / 1000000
         if (left > 0) Thread.sleep(left)
-      } finally restartEmulator()
-    }
+      }
+    finally restartEmulator()
   }
 
   /** The log lines written while `body` runs. */

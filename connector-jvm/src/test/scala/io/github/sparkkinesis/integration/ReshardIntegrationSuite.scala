@@ -36,11 +36,8 @@ class ReshardIntegrationSuite extends AnyFunSuite with SourceIntegration {
   }
 
   /** What the sink holds once `count` rows arrived, in the order it received them. */
-  private def deliveredInOrder(collector: BatchCollector, query: StreamingQuery, count: Int): Seq[Seen] = {
-    eventually(s"$count rows", seconds = 120, query = Some(query))(collector.rows.size >= count)
-    query.stop()
-    seen(collector.rows)
-  }
+  private def deliveredInOrder(collector: BatchCollector, query: StreamingQuery, count: Int): Seq[Seen] =
+    runUntil(collector, query, count, seconds = 120)
 
   private def openShards(stream: String): Seq[ShardInfo] = admin.listShards(stream, 100).filterNot(_.isClosed)
 

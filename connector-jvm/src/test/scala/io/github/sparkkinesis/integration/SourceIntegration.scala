@@ -114,10 +114,10 @@ trait SourceIntegration extends KinesisEmulator with SparkStreamingSuite { self:
   }
 
   /** Waits until `count` rows have arrived and been committed, stops the query, and returns the rows. */
-  def runUntil(collector: BatchCollector, query: StreamingQuery, count: Int): Seq[Seen] = {
+  def runUntil(collector: BatchCollector, query: StreamingQuery, count: Int, seconds: Int = 60): Seq[Seen] = {
     // Spark reports a batch's progress once the batch is committed: wait for that too, so that stopping
     // the query leaves no batch half done (a test that wants one says so).
-    eventually(s"$count rows, committed", query = Some(query)) {
+    eventually(s"$count rows, committed", seconds, Some(query)) {
       collector.rows.size >= count && query.recentProgress.map(_.numInputRows).sum >= count
     }
     query.stop()

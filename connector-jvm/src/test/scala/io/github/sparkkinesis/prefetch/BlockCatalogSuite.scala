@@ -1,8 +1,9 @@
 package io.github.sparkkinesis.prefetch
 
-import io.github.sparkkinesis.config.{PrefetchConfig, TriggerLimits}
+import io.github.sparkkinesis.config.TriggerLimits
 import io.github.sparkkinesis.offsets.{ShardKey, ShardPosition}
 import io.github.sparkkinesis.offsets.ShardPosition.{After, ShardEnd, TrimHorizon}
+import io.github.sparkkinesis.testing.DefaultConfigs
 import org.scalatest.funsuite.AnyFunSuite
 
 class BlockCatalogSuite extends AnyFunSuite {
@@ -34,7 +35,7 @@ class BlockCatalogSuite extends AnyFunSuite {
     )
 
   private def catalog(positions: (ShardKey, ShardPosition)*): BlockCatalog = {
-    val c = new BlockCatalog(PrefetchConfig.Defaults)
+    val c = new BlockCatalog(DefaultConfigs.Prefetch)
     c.sync(positions.toMap)
     c
   }

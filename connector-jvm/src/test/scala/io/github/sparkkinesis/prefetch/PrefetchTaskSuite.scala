@@ -1,8 +1,7 @@
 package io.github.sparkkinesis.prefetch
 
-import io.github.sparkkinesis.config.PrefetchConfig
 import io.github.sparkkinesis.offsets.{ShardKey, ShardPosition}
-import io.github.sparkkinesis.testing.{FakeKinesisApi, InMemoryBlockStore, ManualClock}
+import io.github.sparkkinesis.testing.{DefaultConfigs, FakeKinesisApi, InMemoryBlockStore, ManualClock}
 import io.github.sparkkinesis.util.SystemClock
 import org.scalatest.funsuite.AnyFunSuite
 
@@ -12,7 +11,7 @@ import org.scalatest.funsuite.AnyFunSuite
  */
 class PrefetchTaskSuite extends AnyFunSuite {
 
-  private val config = PrefetchConfig.Defaults.copy(maxRecordsPerFetch = 10, maxFetchDurationMs = 10000)
+  private val config = DefaultConfigs.Prefetch.copy(maxRecordsPerFetch = 10, maxFetchDurationMs = 10000)
 
   private def spec(shards: Seq[String]) =
     PrefetchTaskSpec(

@@ -1,13 +1,12 @@
 package io.github.sparkkinesis.prefetch
 
-import io.github.sparkkinesis.config.PrefetchConfig
 import io.github.sparkkinesis.offsets.{ShardKey, ShardPosition}
-import io.github.sparkkinesis.testing.{FakeKinesisApi, ManualClock}
+import io.github.sparkkinesis.testing.{DefaultConfigs, FakeKinesisApi, ManualClock}
 import org.scalatest.funsuite.AnyFunSuite
 
 class ShardFetcherSuite extends AnyFunSuite {
 
-  private val config = PrefetchConfig.Defaults.copy(maxRecordsPerFetch = 8, maxFetchBytesPerSecond = 1000)
+  private val config = DefaultConfigs.Prefetch.copy(maxRecordsPerFetch = 8, maxFetchBytesPerSecond = 1000)
 
   private class Fixture(records: Int, payload: Int = 10) {
     val clock = new ManualClock()

@@ -5,13 +5,13 @@ import java.nio.charset.StandardCharsets.UTF_8
 import io.github.sparkkinesis.config.PrefetchConfig
 import io.github.sparkkinesis.consumers.ConsumerRegistration
 import io.github.sparkkinesis.offsets.{ShardKey, ShardPosition}
-import io.github.sparkkinesis.testing.{FakeKinesisApi, InMemoryBlockStore, ManualClock}
+import io.github.sparkkinesis.testing.{DefaultConfigs, FakeKinesisApi, InMemoryBlockStore, ManualClock}
 import org.scalatest.funsuite.AnyFunSuite
 
 /** Enhanced fan-out reads of a prefetch task, against the fake's subscriptions. */
 class SubscribedReadsSuite extends AnyFunSuite {
 
-  private val config = PrefetchConfig.Defaults
+  private val config = DefaultConfigs.Prefetch
 
   private class Fixture(records: Int) {
     val clock = new ManualClock()

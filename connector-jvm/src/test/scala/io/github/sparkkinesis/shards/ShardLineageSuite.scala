@@ -3,11 +3,9 @@ package io.github.sparkkinesis.shards
 import scala.collection.mutable
 
 import io.github.sparkkinesis.client.ShardInfo
-import io.github.sparkkinesis.config.PrefetchConfig
-import io.github.sparkkinesis.fetch.ShardRangeReader
 import io.github.sparkkinesis.offsets.{ShardKey, ShardPosition}
-import io.github.sparkkinesis.prefetch.{FetchCursor, ShardFetchSpec, ShardFetcher}
-import io.github.sparkkinesis.testing.{FakeKinesisApi, ManualClock}
+import io.github.sparkkinesis.prefetch.{FetchCursor, ShardFetchSpec, ShardFetcher, ShardRangeReader}
+import io.github.sparkkinesis.testing.{DefaultConfigs, FakeKinesisApi, ManualClock}
 import org.scalacheck.Gen
 import org.scalatest.funsuite.AnyFunSuite
 import org.scalatestplus.scalacheck.ScalaCheckPropertyChecks
@@ -73,7 +71,7 @@ class ShardLineageSuite extends AnyFunSuite with ScalaCheckPropertyChecks {
   private def advance(api: FakeKinesisApi, clock: ManualClock, key: ShardKey, from: ShardPosition): ShardPosition =
     if (from == ShardPosition.ShardEnd) from
     else {
-      val config = PrefetchConfig.Defaults.copy(maxRecordsPerFetch = 3)
+      val config = DefaultConfigs.Prefetch.copy(maxRecordsPerFetch = 3)
       val fetcher =
         new ShardFetcher(api, ShardFetchSpec(key, from, FetchCursor(None, 0, 3)), config, Long.MaxValue, clock)
       fetcher.fetchOnce()
@@ -102,7 +100,13 @@ class ShardLineageSuite extends AnyFunSuite with ScalaCheckPropertyChecks {
             listed(k).parents.foreach { p =>
               assert(tracked.get(key(p)).forall(_ == ShardPosition.ShardEnd), s"${k.shardId} read before its parent $p")
             }
-            read ++= new ShardRangeReader(api, k, tracked(k), Some(end), 3, clock).map(r => new String(r.data, "UTF-8"))
+            read ++= new ShardRangeReader(
+              api,
+              k,
+              tracked(k),
+              Some(end),
+              DefaultConfigs.Prefetch.copy(maxRecordsPerFetch = 3),
+              clock).map(r => new String(r.data, "UTF-8"))
           case _ =>
         }
         positions = end

@@ -24,7 +24,7 @@ class StreamFixture(
     maxRecords: Int = 100,
     limits: TriggerLimits = TriggerLimits(None, None),
     prefetch: PrefetchConfig => PrefetchConfig = identity,
-    consumer: ConsumerConfig = ConsumerConfig.Polling,
+    consumer: ConsumerConfig = DefaultConfigs.Polling,
     outageTimeoutMs: Option[Long] = Some(600000)) {
   private implicit val patience: Eventually.PatienceConfig = StreamFixture.Patience
   val clock = new ManualClock()
@@ -35,7 +35,7 @@ class StreamFixture(
     position,
     shardFetchIntervalMs = 0,
     maxShardsPerDescribe = 100,
-    prefetch(PrefetchConfig.Defaults.copy(maxRecordsPerFetch = maxRecords, maxFetchDurationMs = 1000)),
+    prefetch(DefaultConfigs.Prefetch.copy(maxRecordsPerFetch = maxRecords, maxFetchDurationMs = 1000)),
     limits,
     consumer,
     StreamFixture.Aws,

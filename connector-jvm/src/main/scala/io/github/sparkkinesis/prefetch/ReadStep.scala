@@ -1,0 +1,30 @@
+package io.github.sparkkinesis.prefetch
+
+import io.github.sparkkinesis.client.{KinesisApiException, KinesisRecord}
+
+/** What one step of a shard's [[ShardReads]] came to. */
+private[prefetch] sealed trait ReadStep
+
+private[prefetch] object ReadStep {
+
+  /**
+   * Records, in order.
+   *
+   * @param atTip      nothing newer is in the shard as far as this answer can tell
+   * @param shardEnded the shard is closed and these are its last records
+   * @param asOf       the answer shows the shard as it was at this instant or later (for Trigger.AvailableNow)
+   */
+  final case class Read(
+      records: Seq[KinesisRecord],
+      millisBehindLatest: Long,
+      atTip: Boolean,
+      shardEnded: Boolean,
+      asOf: Long)
+      extends ReadStep
+
+  /** Kinesis throttled the call (`cause`); the reads wait before the next. */
+  final case class Throttled(cause: KinesisApiException) extends ReadStep
+
+  /** Nothing this step: an iterator or a subscription was opened or renewed, or no event came yet. */
+  case object Nothing extends ReadStep
+}
