@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Build of the Kinesis connector for Spark Structured Streaming: one source tree, one jar per Spark line.
 //
 // The lines are declared once, in project/spark-lines.tsv (Spark, Scala and Java versions, where Spark's jars
@@ -19,6 +20,8 @@ import sbtassembly.AssemblyPlugin.autoImport._
 
 val awsSdkVersion = "2.52.0" // every SDK module at one version, as its BOM would pin them
 val scalatestVersion = "3.2.19"
+val kclVersion = "2.6.1" // tests only: the outside oracle of the KPL format
+val kclProtobufVersion = "4.27.5" // the protobuf runtime that KCL version is generated for
 val shadedPrefix = "io.github.sparkkinesis.shaded"
 
 val sparkLines = SparkLines.read(file("project/spark-lines.tsv"))
@@ -133,6 +136,17 @@ def connectorFor(lineId: String): Project = {
         "org.scalatest" %% "scalatest" % scalatestVersion % Test,
         "org.scalatestplus" %% "scalacheck-1-18" % s"$scalatestVersion.0" % Test
       ),
+      // The outside oracle of the KPL format (kpl/KclOracleSuite): the Kinesis Client Library's own
+      // de-aggregation and protobuf messages, and the protobuf runtime its generated code needs. That code
+      // needs protobuf 4, and Spark 3.5 puts protobuf 3 on the class path: the oracle runs on the Spark 4
+      // lines (scala-spark-4.0+), and the format code it checks is the same in every line's jar.
+      libraryDependencies ++= (if (!line.shims.contains("spark-4.0+")) Nil
+                               else
+                                 Seq(
+                                   ("software.amazon.kinesis" % "amazon-kinesis-client" % kclVersion % Test)
+                                     .intransitive(),
+                                   "com.google.protobuf" % "protobuf-java" % kclProtobufVersion % Test
+                                 )),
 
       // ---- assembly: the connector jar users load ----
       assembly / assemblyJarName := s"${line.artifactBase}_${line.scalaBinary}-${version.value}.jar",

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The demo: a PySpark streaming word count over a Kinesis stream, read with this connector.
 
 By default everything runs on this machine: a Kinesis emulator starts, a stream "demo-words" with two shards

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Starts and stops the local Kinesis emulator (kinesis-local, the npm build of kinesis-mock).
 
 Used by the demo and by the Python tests. The emulator listens on free ports; it binds every interface (it

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Shared set-up for dev/demo and dev/test: installs what the project needs, once, and reuses it afterwards.
 # Source it; it defines functions and changes nothing until one is called.
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Splits the connector jars of every Spark line into what the Python wheel carries.
 
 Each line's jar (the assembly, as published to Maven) holds the connector's own classes for that Spark and

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Fixtures of the Python end-to-end tests: a Kinesis to talk to, fresh streams in it, and a PySpark session
 that loads the built connector jar as a user would.
 

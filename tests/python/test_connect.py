@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Spark Connect: the connector jar added to a session at run time with ``addArtifacts``, as a Connect client
 does, reads a stream (a local Connect server started by PySpark; the primary line only, where dev/test
 installs PySpark's Connect client)."""

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """End-to-end: a fresh PySpark session loads the built connector jar and reads what boto3 wrote.
 
 The source only learns that records exist when its background prefetching finds them, so a test cannot ask
@@ -9,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
+import random
 import secrets
 import threading
 import time
@@ -371,3 +373,48 @@ def test_secrets_appear_nowhere_a_user_looks(
     assert stream in places["the progress (lastProgress/recentProgress)"]
     assert missing in str(error)
     assert kinesis.endpoint in str(error)
+
+
+def test_records_aggregated_by_aws_aggregation_library_read_back_unchanged(
+    spark: SparkSession, kinesis: Kinesis, stream: str, tmp_path: Path
+) -> None:
+    # AWS's own aggregation library (aws-kinesis-agg) packs user records as the KPL does; the source gives
+    # back each user record of each aggregate as written, in its order, under the aggregate's sequence number.
+    from aws_kinesis_agg.aggregator import RecordAggregator
+
+    rng = random.Random(18)
+    keys = ["a", "key-1", "ключ", "キー", "k" * 256] + [f"customer-{i}" for i in range(7)]
+    aggregator = RecordAggregator(max_size=16 * 1024)
+    aggregates: list[tuple[Any, list[tuple[str, bytes]]]] = []
+    packed: list[tuple[str, bytes]] = []  # what the open aggregate holds
+    for i in range(600):
+        record = (rng.choice(keys), rng.randbytes(rng.choice([0, 1, 20, 200, 2000])))
+        hash_key = str(rng.randrange(2**128)) if i % 5 == 0 else None
+        full = aggregator.add_user_record(*record, hash_key)
+        if full is not None:  # the record opened the next aggregate
+            aggregates.append((full, packed))
+            packed = []
+        packed.append(record)
+    aggregates.append((aggregator.clear_and_get(), packed))
+    client = kinesis.client()
+    written: dict[str, list[tuple[str, bytes]]] = {}
+    for aggregate, records in aggregates:
+        key, hash_key, data = aggregate.get_contents()
+        extra = {"ExplicitHashKey": hash_key} if hash_key else {}
+        answer = client.put_record(StreamName=stream, PartitionKey=key, Data=data, **extra)
+        written[answer["SequenceNumber"]] = records
+    assert len(written) > 3, "several aggregates"
+    total = sum(len(records) for records in written.values())
+
+    collector = BatchCollector()
+    df = read(spark, kinesis.options(stream, initialPosition="trim_horizon"))
+    query = collector.start(df, tmp_path / "checkpoint")
+    try:
+        rows = poll("every user record", collector.rows, lambda rows: len(rows) >= total, query)
+    finally:
+        query.stop()
+
+    read_back: dict[str, list[tuple[str, bytes]]] = {}
+    for row in rows:
+        read_back.setdefault(row["sequenceNumber"], []).append((row["partitionKey"], bytes(row["data"])))
+    assert read_back == written

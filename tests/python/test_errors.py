@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """What a user sees when something is wrong: errors at ``load()`` and ``save()`` as the connector's Python
 classes with one-line messages, the save modes a batch write takes, and a failed query's cause. The Spark
 tests run on every line (``line_smoke``): how Spark hands these to the connector differs between lines.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The typed option builders, without Spark: the exact strings they give the JVM, what they refuse and how
 they say so, that secrets stay hidden, and that their keys and defaults are the README's generated tables."""
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The pyspark_kinesis package: the consumer manager over the connector's JVM side, typed results and
 typed errors, and putting the bundled jar on a session."""
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """``spark-submit --packages`` with the published coordinates, as EMR steps and plain Spark users run it: the
 line's shaded jar from the Maven repository the build publishes to (target/repository, by ``publish``),
 offline, with a PySpark script that reads a stream and writes one. dev/test publishes the primary line and

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """What every Spark line must do, run on each line with that line's PySpark and jar (dev/test runs the tests
 marked ``line_smoke`` there; the primary line runs them with everything else): read from every initial
 position, AvailableNow, enhanced fan-out, a streaming write, "user classpath first" class loaders, and a

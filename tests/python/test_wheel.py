@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The built wheel alone: a fresh virtual environment with only the wheel and pyspark installed runs a
 streaming read through configure_spark_with_kinesis, as a user who ran ``pip install`` would."""
 

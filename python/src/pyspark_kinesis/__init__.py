@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """PySpark support for the Kinesis connector for Spark Structured Streaming.
 
 The connector itself is a JVM data source (``spark.readStream.format("kinesis")``,

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Command line for operators: ``python -m pyspark_kinesis consumers list|register|deregister``.
 
 It starts a small local Spark session with the connector jar (the one the package carries, or

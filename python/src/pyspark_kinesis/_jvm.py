@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The one place that reaches into PySpark's private attributes (``_jvm``, ``_jsparkSession``).
 
 Everything else in the package goes through these functions, so a change in PySpark's internals is fixed

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Enhanced fan-out consumers, listed, registered and deregistered outside a query."""
 
 from __future__ import annotations

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Errors the connector raises, as Python exceptions.
 
 Every error of the JVM side is a Spark error condition (``KINESIS_ACCESS_DENIED``, ...; the README's "When

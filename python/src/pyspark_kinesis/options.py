@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Typed option builders: every option of the connector, in Python naming, checked in Python before it
 reaches the JVM.
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Putting the connector on a Spark session: the jar of the installed PySpark's Spark line.
 
 The wheel carries the connector for every Spark line it is built for, in two parts per line, so that the

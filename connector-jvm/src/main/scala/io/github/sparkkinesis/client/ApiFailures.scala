@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 package io.github.sparkkinesis.client
 
 import io.github.sparkkinesis.errors.{ErrorCondition, KinesisErrors, KinesisException}

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 package io.github.sparkkinesis.client
 
 /** An enhanced fan-out consumer of a stream. `status` is CREATING, ACTIVE or DELETING. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 package io.github.sparkkinesis.client
 
 /** The outcome of one record of a PutRecords call: its place in the shard, or why it failed. */

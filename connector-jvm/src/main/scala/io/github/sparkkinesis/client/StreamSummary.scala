@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 package io.github.sparkkinesis.client
 
 /** What DescribeStreamSummary says of a stream; `openShards` is its count of open shards. */

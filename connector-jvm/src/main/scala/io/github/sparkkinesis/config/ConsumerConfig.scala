@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 package io.github.sparkkinesis.config
 
 /** How the source reads shards: the option `consumerMode`. */

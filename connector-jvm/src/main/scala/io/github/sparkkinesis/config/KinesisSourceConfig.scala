@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 package io.github.sparkkinesis.config
 
 import io.github.sparkkinesis.errors.KinesisErrors
@@ -109,9 +110,4 @@ private[sparkkinesis] object KinesisSourceConfig {
         KinesisOptions.DefaultConsumerNamePrefix
       )
   }
-}
-
-/** Admission control: how much one micro-batch may take at most, in records and in record bytes. */
-private[sparkkinesis] final case class TriggerLimits(maxRecords: Option[Long], maxBytes: Option[Long]) {
-  def isEmpty: Boolean = maxRecords.isEmpty && maxBytes.isEmpty
 }

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 package io.github.sparkkinesis.health
 
 import java.time.Instant
@@ -45,21 +46,27 @@ private[sparkkinesis] final class KinesisHealth(
 
   private def state(stream: String): State = states.getOrElseUpdate(stream, new State)
 
-  /** A call for `stream` succeeded: an outage of it, if any, has ended. */
-  def succeeded(stream: String): Unit = synchronized {
+  /**
+   * A call for `stream` made at `madeAtMs` succeeded (a prefetch task reports its calls when it ends): an
+   * outage of it that began no later, if any, has ended; one that began after goes on.
+   */
+  def succeeded(stream: String, madeAtMs: Long = clock.nowMillis()): Unit = synchronized {
     val s = state(stream)
     val now = clock.nowMillis()
-    (s.failingSinceMs, s.reported) match {
-      case (Some(since), true) =>
-        log(
-          s"$owner: Kinesis at $target answers again for stream '$stream', after ${seconds(now - since)} s of failed calls")
-      case _ => ()
-    }
-    s.lastSuccessMs = now
+    s.lastSuccessMs = math.max(s.lastSuccessMs, madeAtMs)
     s.everSucceeded = true
-    s.failingSinceMs = None
-    s.lastFailure = None
-    s.reported = false
+    if (s.failingSinceMs.forall(_ <= madeAtMs)) {
+      (s.failingSinceMs, s.reported) match {
+        case (Some(since), true) =>
+          log(
+            s"$owner: Kinesis at $target answers again for stream '$stream', after ${seconds(now - since)} s of " +
+              "failed calls")
+        case _ => ()
+      }
+      s.failingSinceMs = None
+      s.lastFailure = None
+      s.reported = false
+    }
   }
 
   /** A call for `stream` failed as part of an outage (see `ApiFailures.outage`). */

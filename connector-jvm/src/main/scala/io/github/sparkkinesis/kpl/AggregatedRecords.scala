@@ -1,21 +1,9 @@
+// SPDX-License-Identifier: Apache-2.0
 package io.github.sparkkinesis.kpl
 
 import java.security.MessageDigest
 
 import scala.collection.mutable.ArrayBuffer
-
-/** One record of a producer, as the KPL packs several into one Kinesis record. */
-private[sparkkinesis] final case class UserRecord(
-    partitionKey: String,
-    explicitHashKey: Option[String],
-    data: Array[Byte]) {
-  override def equals(other: Any): Boolean = other match {
-    case o: UserRecord =>
-      partitionKey == o.partitionKey && explicitHashKey == o.explicitHashKey && java.util.Arrays.equals(data, o.data)
-    case _ => false
-  }
-  override def hashCode(): Int = (partitionKey, explicitHashKey, java.util.Arrays.hashCode(data)).hashCode()
-}
 
 /**
  * The Kinesis Producer Library's aggregated record format, read and written: the magic bytes `F3 89 9A C2`,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 package io.github.sparkkinesis.offsets
 
 import java.io.StringWriter
@@ -32,11 +33,6 @@ private[sparkkinesis] final case class KinesisSourceOffset(
     extends Offset {
 
   override lazy val json: String = KinesisSourceOffset.toJson(this)
-}
-
-/** Which stream of a name: its ARN and when it was created (epoch ms). */
-private[sparkkinesis] final case class StreamIdentity(arn: String, createdAtMillis: Long) {
-  override def toString: String = s"$arn created at ${java.time.Instant.ofEpochMilli(createdAtMillis)}"
 }
 
 private[sparkkinesis] object KinesisSourceOffset {

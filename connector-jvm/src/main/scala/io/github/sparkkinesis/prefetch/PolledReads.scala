@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 package io.github.sparkkinesis.prefetch
 
 import io.github.sparkkinesis.client.{IteratorStart, KinesisApi, KinesisApiException}
@@ -31,15 +32,23 @@ private[prefetch] final class PolledReads(
   private var notBefore = start.notBeforeMs
   private var recordsPerCall = start.recordsPerCall
   private var made = 0
+  private var answeredAt = Option.empty[Long]
 
   override def nextStepAt: Long = notBefore
   override def calls: Int = made
+  override def lastAnsweredAt: Option[Long] = answeredAt
   override def cursor: FetchCursor = FetchCursor(iterator, notBefore, recordsPerCall)
   override def reset(): Unit = iterator = None
   override def close(): Unit = ()
 
   override def step(resumeAt: => IteratorStart): ReadStep = {
     val startedAt = clock.nowMillis()
+    val step = call(resumeAt, startedAt)
+    answeredAt = Some(startedAt)
+    step
+  }
+
+  private def call(resumeAt: => IteratorStart, startedAt: Long): ReadStep = {
     val current = iterator.getOrElse {
       val opened = ShardIterators.open(api, key, resumeAt, config.failOnDataLoss)
       iterator = Some(opened)

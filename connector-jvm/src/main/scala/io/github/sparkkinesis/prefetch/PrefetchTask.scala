@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 package io.github.sparkkinesis.prefetch
 
 import java.util.concurrent.{Callable, ExecutionException, Future}
@@ -9,32 +10,6 @@ import io.github.sparkkinesis.client.{KinesisApi, KinesisApiException}
 import io.github.sparkkinesis.config.PrefetchConfig
 import io.github.sparkkinesis.util.{Clock, DaemonThreads}
 import org.slf4j.LoggerFactory
-
-/**
- * The work of one prefetch task: up to `shardsPerTask` shards, read in parallel, each by its own thread.
- *
- * @param streamId      the block id namespace of the query's source
- * @param arrivedBefore under Trigger.AvailableNow the run's start (epoch ms), else Long.MaxValue
- */
-private[sparkkinesis] final case class PrefetchTaskSpec(
-    shards: Seq[ShardFetchSpec],
-    streamId: Int,
-    arrivedBefore: Long) {
-
-  /**
-   * Where the task should run: the executor where subscriptions of its shards were left open, if any, so
-   * that the next task goes on with them instead of subscribing again.
-   */
-  def preferredLocations: Seq[String] =
-    shards
-      .filter(_.consumerArn.isDefined)
-      .flatMap(_.cursor.executor)
-      .groupBy(identity)
-      .toSeq
-      .sortBy { case (location, times) => (-times.size, location) }
-      .take(1)
-      .map(_._1)
-}
 
 /**
  * Runs a prefetch task on an executor. The task reads until one of these, whichever comes first:

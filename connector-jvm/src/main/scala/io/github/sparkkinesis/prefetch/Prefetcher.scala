@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 package io.github.sparkkinesis.prefetch
 
 import scala.util.control.NonFatal
@@ -10,22 +11,6 @@ import io.github.sparkkinesis.fetch.Backoff
 import io.github.sparkkinesis.health.KinesisHealth
 import io.github.sparkkinesis.util.{Clock, DaemonThreads}
 import org.slf4j.LoggerFactory
-
-/** Runs prefetch tasks somewhere and returns what they did: Spark jobs in a query, in-process in unit tests. */
-private[sparkkinesis] trait PrefetchJobs {
-
-  /** Runs the tasks, one per spec, and waits for them. */
-  def run(tasks: Seq[PrefetchTaskSpec]): Seq[ShardFetchOutcome]
-
-  /** Cancels a running job; called from another thread when the query stops. */
-  def cancel(): Unit
-
-  /** Whether a failure of [[run]] means the job was cancelled rather than failed. */
-  def wasCancelled(failure: Throwable): Boolean
-
-  /** Whether what runs the jobs has shut down for good, as Spark does when its driver is told to exit. */
-  def shutDown: Boolean
-}
 
 /**
  * The driver's background prefetch loop. While the query runs it starts one prefetch job after another,
@@ -165,7 +150,7 @@ private[sparkkinesis] final class Prefetcher(
    * consumer to register again, or a failure that stops the query at once or once it persists.
    */
   private def checkFailure(o: ShardFetchOutcome): Unit = o.failure match {
-    case None => if (o.calls > 0) health.succeeded(o.shard.stream)
+    case None => o.answeredAt.foreach(health.succeeded(o.shard.stream, _))
     case Some(f) =>
       f.kind match {
         case FetchFailure.Fatal => catalog.fail(f.error)

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 package io.github.sparkkinesis.prefetch
 
 import io.github.sparkkinesis.offsets.{ShardKey, ShardPosition}
@@ -10,6 +11,7 @@ import io.github.sparkkinesis.offsets.{ShardKey, ShardPosition}
  * @param reachedEnd  the shard is closed and read to its end
  * @param cutoffReached under Trigger.AvailableNow: nothing more arrived before the run's start
  * @param millisBehindLatest Kinesis' MillisBehindLatest after the last call, if a call succeeded
+ * @param answeredAt  when the last call Kinesis answered was made (epoch ms), if one was
  * @param corruptAggregates records that looked like KPL aggregates but were not, passed on whole
  */
 private[sparkkinesis] final case class ShardFetchOutcome(
@@ -20,6 +22,7 @@ private[sparkkinesis] final case class ShardFetchOutcome(
     cutoffReached: Boolean,
     cursor: FetchCursor,
     millisBehindLatest: Option[Long],
+    answeredAt: Option[Long],
     calls: Int,
     throttledCalls: Int,
     corruptAggregates: Int,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 package io.github.sparkkinesis.prefetch
 
 import scala.collection.mutable.ArrayBuffer
@@ -112,6 +113,7 @@ private[sparkkinesis] final class ShardFetcher(
       cutoffReached = cutoffReached,
       cursor = reads.cursor,
       millisBehindLatest = millisBehind,
+      answeredAt = reads.lastAnsweredAt,
       calls = reads.calls,
       throttledCalls = throttledCalls,
       corruptAggregates = corruptAggregates,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 package io.github.sparkkinesis.prefetch
 
 import io.github.sparkkinesis.client.IteratorStart
@@ -24,6 +25,9 @@ private[prefetch] trait ShardReads extends AutoCloseable {
 
   /** Kinesis calls made. */
   def calls: Int
+
+  /** When the last call Kinesis answered was made (epoch ms), if one was: throttled answers count. */
+  def lastAnsweredAt: Option[Long]
 
   /** What the next task needs to go on reading as this one did. */
   def cursor: FetchCursor

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 package io.github.sparkkinesis.prefetch
 
 import io.github.sparkkinesis.client.{
@@ -53,11 +54,13 @@ private[prefetch] final class SubscribedReads(
   private var notBefore = start.notBeforeMs
   private var backoffs = 0
   private var made = 0
+  private var answeredAt = Option.empty[Long]
 
   /** While subscribed, at once: a step waits for the next event itself. */
   override def nextStepAt: Long =
     if (subscription.isDefined || !lookedInPool) clock.nowMillis() else notBefore
   override def calls: Int = made
+  override def lastAnsweredAt: Option[Long] = answeredAt
   override def cursor: FetchCursor = FetchCursor(None, notBefore, start.recordsPerCall)
 
   /** Ends the open subscription: reading goes on elsewhere. */
@@ -105,7 +108,12 @@ private[prefetch] final class SubscribedReads(
     }
   }
 
-  private def received(event: Option[SubscriptionEvent]): ReadStep = event match {
+  private def received(event: Option[SubscriptionEvent]): ReadStep = {
+    if (event.isDefined) answeredAt = Some(clock.nowMillis())
+    readOf(event)
+  }
+
+  private def readOf(event: Option[SubscriptionEvent]): ReadStep = event match {
     case None => ReadStep.Nothing
     case Some(SubscriptionEvent.Ended) =>
       log.debug(s"The subscription to $key ended; subscribing again")
@@ -132,6 +140,7 @@ private[prefetch] final class SubscribedReads(
       })
       subscribedAt = now
       requestedAt = now
+      answeredAt = Some(now)
       ReadStep.Nothing
     } catch {
       case e @ (_: KinesisApiException.InUse | _: KinesisApiException.Throttled) => refused(e)
@@ -143,6 +152,7 @@ private[prefetch] final class SubscribedReads(
    * first event): the shard is busy or the calls too frequent. The next attempt waits.
    */
   private def refused(e: Throwable): ReadStep = {
+    answeredAt = Some(clock.nowMillis())
     backoffs += 1
     val pause = Backoff.pauseAfter(backoffs, MinSubscribeIntervalMs, MaxBackoffMs)
     notBefore = clock.nowMillis() + pause

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 package io.github.sparkkinesis.shards
 
 import scala.util.control.NonFatal
@@ -53,7 +54,7 @@ private[sparkkinesis] final class ShardDiscovery(
 
   private def remember(listed: Map[ShardKey, ShardInfo]): Map[ShardKey, ShardInfo] = {
     cached = Some(listed)
-    streams.foreach(health.succeeded)
+    streams.foreach(health.succeeded(_))
     listed
   }
 

@@ -1,15 +1,10 @@
+// SPDX-License-Identifier: Apache-2.0
 package io.github.sparkkinesis.sink
 
-import java.{util => ju}
-
 import io.github.sparkkinesis.errors.KinesisErrors
-import io.github.sparkkinesis.KinesisTable
 import org.apache.spark.sql.{DataFrame, SQLContext, SaveMode}
-import org.apache.spark.sql.connector.catalog.{Table, TableProvider}
-import org.apache.spark.sql.connector.expressions.Transform
 import org.apache.spark.sql.sources.BaseRelation
 import org.apache.spark.sql.types.StructType
-import org.apache.spark.sql.util.CaseInsensitiveStringMap
 
 /**
  * Batch writes by save mode, as Spark's Kafka sink takes them: the default mode (ErrorIfExists) and Append
@@ -44,16 +39,4 @@ private[sparkkinesis] object KinesisBatchWrites {
     override def sqlContext: SQLContext = context
     override def schema: StructType = written
   }
-}
-
-/**
- * The table [[KinesisBatchWrites]] appends a batch write's rows to: `format("kinesis")`'s table, with batch
- * writes. Not registered as a data source; named by its class alone.
- */
-private[sparkkinesis] final class KinesisBatchWriteProvider extends TableProvider {
-
-  override def inferSchema(options: CaseInsensitiveStringMap): StructType = KinesisTable.recordSchema()
-
-  override def getTable(schema: StructType, partitioning: Array[Transform], properties: ju.Map[String, String]): Table =
-    KinesisTable.forBatchWrites(properties)
 }

@@ -1,35 +1,11 @@
+// SPDX-License-Identifier: Apache-2.0
 package io.github.sparkkinesis.sink
 
-import scala.util.control.NonFatal
-
-import io.github.sparkkinesis.client.{AssumedRoles, ClientUse, SharedKinesisApis}
-import io.github.sparkkinesis.config.{AwsCredentialsConfig, KinesisSinkConfig}
-import io.github.sparkkinesis.errors.KinesisErrors
-import io.github.sparkkinesis.util.SystemClock
-import org.apache.spark.sql.catalyst.InternalRow
+import io.github.sparkkinesis.config.KinesisSinkConfig
 import org.apache.spark.sql.connector.metric.CustomMetric
 import org.apache.spark.sql.connector.write._
 import org.apache.spark.sql.connector.write.streaming.{StreamingDataWriterFactory, StreamingWrite}
-import org.apache.spark.sql.types.StructType
 import org.slf4j.LoggerFactory
-
-/**
- * Plans a write of a DataFrame to Kinesis; its columns are checked here, before any row is read, and so is
- * an assumed role: its first session is what the tasks take to the executors.
- */
-private[sparkkinesis] final class KinesisWriteBuilder(config: KinesisSinkConfig, schema: StructType, totals: SinkTotals)
-    extends WriteBuilder {
-  override def build(): Write = {
-    val columns = SinkColumns.resolve(schema, config.stream)
-    config.aws.credentials match {
-      case assumed: AwsCredentialsConfig.AssumedRole =>
-        try AssumedRoles.currentSession(assumed)
-        catch { case NonFatal(e) => throw KinesisErrors.credentialsUnavailable(config.aws.describeTarget, e) }
-      case _ => ()
-    }
-    new KinesisWrite(config, columns, totals)
-  }
-}
 
 /**
  * A batch or streaming write to Kinesis. Every task sends its rows and commits once Kinesis has them all;
@@ -90,19 +66,4 @@ private[sparkkinesis] final class KinesisWrite(config: KinesisSinkConfig, column
 
 private[sparkkinesis] object KinesisWrite {
   private val log = LoggerFactory.getLogger(classOf[KinesisWrite])
-}
-
-/** Creates the writers of a batch's or an epoch's tasks on the executors. */
-private[sparkkinesis] final class KinesisDataWriterFactory(config: KinesisSinkConfig, columns: SinkColumns)
-    extends DataWriterFactory
-    with StreamingDataWriterFactory {
-
-  override def createWriter(partitionId: Int, taskId: Long): DataWriter[InternalRow] =
-    writer(s"partition $partitionId (task $taskId)")
-
-  override def createWriter(partitionId: Int, taskId: Long, epochId: Long): DataWriter[InternalRow] =
-    writer(s"partition $partitionId of epoch $epochId (task $taskId)")
-
-  private def writer(task: String) =
-    new KinesisDataWriter(config, columns, SharedKinesisApis.get(config.aws, ClientUse.Writing), SystemClock, task)
 }

@@ -1,8 +1,8 @@
+// SPDX-License-Identifier: Apache-2.0
 package io.github.sparkkinesis.sink
 
 import java.nio.charset.StandardCharsets.UTF_8
 import java.util.concurrent.{Callable, ExecutorService, Future, Semaphore}
-import java.util.concurrent.atomic.AtomicLong
 
 import scala.collection.mutable
 
@@ -11,33 +11,6 @@ import io.github.sparkkinesis.errors.KinesisErrors
 import io.github.sparkkinesis.fetch.Backoff
 import io.github.sparkkinesis.health.KinesisHealth
 import io.github.sparkkinesis.util.Clock
-
-/**
- * How a writing task sends records.
- *
- * @param maxInFlight      PutRecords requests of one task under way at once
- * @param retryDeadlineMs  how long records Kinesis turns down (or requests it throttles) are tried again
- *                         before the task fails: the option writeRetryTimeout
- * @param outageTimeoutMs  how long requests are tried again while every one fails (Kinesis cannot be
- *                         reached, or answers with 5xx errors): the option outageTimeout; None: forever
- */
-private[sparkkinesis] final case class SendSettings(
-    maxInFlight: Int,
-    retryDeadlineMs: Long,
-    outageTimeoutMs: Option[Long])
-
-/**
- * What a task has sent, for the sink's metrics: Kinesis records and the rows in them (more than one per
- * KPL aggregated record), their data's bytes, records sent again and requests Kinesis throttled.
- * Thread-safe.
- */
-private[sparkkinesis] final class SendCounters {
-  val records = new AtomicLong()
-  val rows = new AtomicLong()
-  val bytes = new AtomicLong()
-  val retriedRecords = new AtomicLong()
-  val throttledRequests = new AtomicLong()
-}
 
 /**
  * Sends one writing task's records to Kinesis with PutRecords: packed per stream into requests of at most

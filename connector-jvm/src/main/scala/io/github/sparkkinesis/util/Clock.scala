@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 package io.github.sparkkinesis.util
 
 /** Time as the connector sees it; tests substitute a manual clock. Thread-safe. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 package org.apache.spark.sparkkinesis
 
 import org.apache.spark.storage.{StorageLevel, StreamBlockId}

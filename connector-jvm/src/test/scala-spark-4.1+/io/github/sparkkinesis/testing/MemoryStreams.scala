@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 package io.github.sparkkinesis.testing
 
 /** Spark's in-memory streaming source, for streaming writes in tests (in `runtime` since Spark 4.1). */

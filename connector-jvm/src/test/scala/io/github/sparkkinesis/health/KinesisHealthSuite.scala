@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 package io.github.sparkkinesis.health
 
 import scala.collection.mutable
@@ -54,6 +55,20 @@ class KinesisHealthSuite extends AnyFunSuite {
       f.logged.last == "KinesisV2[s]: Kinesis at http://127.0.0.1:4567 (region us-east-1) answers again for " +
         "stream 's', after 300 s of failed calls")
     assert(f.health.secondsSinceLastSuccess("s") == 0 && !f.health.failing("s"))
+  }
+
+  test("a call that succeeded before the outage began, reported late, neither ends it nor hides its length") {
+    val f = new Fixture
+    f.clock.advance(10000)
+    val madeAt = f.clock.nowMillis() // a prefetch task's call, reported when the task ends
+    f.clock.advance(1000)
+    f.failFor(60000)
+    f.health.succeeded("s", madeAt)
+    assert(f.health.failing("s"), "the outage goes on")
+    assert(f.health.secondsSinceLastSuccess("s") == 61)
+    assert(!f.logged.exists(_.contains("answers again")), f.logged.mkString("\n"))
+    f.health.succeeded("s", f.clock.nowMillis() - 100) // a call made during the outage, which Kinesis answered
+    assert(!f.health.failing("s") && f.logged.last.contains("answers again"))
   }
 
   test(

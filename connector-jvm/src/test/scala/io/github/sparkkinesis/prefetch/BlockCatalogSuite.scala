@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 package io.github.sparkkinesis.prefetch
 
 import io.github.sparkkinesis.config.TriggerLimits
@@ -28,6 +29,7 @@ class BlockCatalogSuite extends AnyFunSuite {
       cutoffReached = false,
       FetchCursor(Some("iterator"), 0, 10),
       Some(0),
+      answeredAt = Some(0),
       calls = 1,
       throttledCalls = 0,
       corruptAggregates = 0,

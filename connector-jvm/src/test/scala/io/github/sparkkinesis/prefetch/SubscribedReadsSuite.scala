@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 package io.github.sparkkinesis.prefetch
 
 import java.nio.charset.StandardCharsets.UTF_8
