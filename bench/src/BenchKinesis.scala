@@ -43,23 +43,9 @@ final class BenchKinesis(shards: Int) extends AutoCloseable {
   /** What the results file says the benchmark ran against. */
   def description: String = if (external.isEmpty) "kinesis-local on loopback" else endpoint
 
-  /**
-   * Writes `bench/results/<name>`: when, how and against what the benchmark ran, then `fields`, each a
-   * line of JSON object members (`"key": value`) without the separating comma.
-   */
-  def saveResults(name: String, command: String, fields: Seq[String]): Unit = {
-    val out = new File(root, s"bench/results/$name")
-    out.getParentFile.mkdirs()
-    val header = Seq(
-      s""""measuredAt": "${Instant.now()}"""",
-      s""""command": "$command"""",
-      s""""kinesis": "$description"""",
-      s""""machine": "${Runtime.getRuntime.availableProcessors()} cores""""
-    )
-    val json = (header ++ fields).map("  " + _).mkString("{\n", ",\n", "\n}\n")
-    Files.write(out.toPath, json.getBytes(UTF_8))
-    println(s"Saved ${out.getPath}")
-  }
+  /** Writes `bench/results/<name>` (see [[BenchKinesis.saveResults]]). */
+  def saveResults(name: String, command: String, fields: Seq[String]): Unit =
+    BenchKinesis.saveResults(name, command, description, fields)
 
   override def close(): Unit = {
     if (external.isDefined) streams.result().foreach(admin.deleteStream)
@@ -69,6 +55,26 @@ final class BenchKinesis(shards: Int) extends AutoCloseable {
 }
 
 object BenchKinesis {
+
+  /**
+   * Writes `bench/results/<name>` below the repository's root: when, how and against what (`kinesis`) the
+   * benchmark ran, then `fields`, each a line of JSON object members (`"key": value`) without the separating
+   * comma.
+   */
+  def saveResults(name: String, command: String, kinesis: String, fields: Seq[String]): Unit = {
+    val root = new File(sys.props.getOrElse("kinesis.test.root", "."))
+    val out = new File(root, s"bench/results/$name")
+    out.getParentFile.mkdirs()
+    val header = Seq(
+      s""""measuredAt": "${Instant.now()}"""",
+      s""""command": "$command"""",
+      s""""kinesis": "$kinesis"""",
+      s""""machine": "${Runtime.getRuntime.availableProcessors()} cores""""
+    )
+    val json = (header ++ fields).map("  " + _).mkString("{\n", ",\n", "\n}\n")
+    Files.write(out.toPath, json.getBytes(UTF_8))
+    println(s"Saved ${out.getPath}")
+  }
 
   /** A local Spark session of `cores` cores, bound to loopback, without the UI. */
   def spark(cores: Int): SparkSession =

@@ -1,0 +1,206 @@
+// SPDX-License-Identifier: Apache-2.0
+package io.github.sparkkinesis.bench
+
+import java.io.File
+import java.lang.management.ManagementFactory
+import java.nio.charset.StandardCharsets.UTF_8
+import java.nio.file.Files
+import java.util.concurrent.ConcurrentLinkedQueue
+
+import scala.jdk.CollectionConverters._
+import scala.util.Random
+
+import io.github.sparkkinesis.bench.synthetic.{StreamSpec, SyntheticKinesis}
+import org.apache.spark.sql.{DataFrame, SparkSession}
+import software.amazon.awssdk.core.SdkBytes
+import software.amazon.awssdk.services.kinesis.model.PutRecordRequest
+
+/**
+ * Many shards on few cores: a stream of `shards` shards on the synthetic Kinesis, with Kinesis' per-shard
+ * limits, read on `local[2]` by a query with the default options into a `foreachBatch` sink, as a user
+ * starts one. Each shard holds two records at the start. Measured, in this order:
+ *  - start: from `start()` to the end of the first batch with rows, and of the batch that completes the
+ *    backlog;
+ *  - a quiet stream: for `seconds`, one record a second put to a shard drawn at random; each one's time
+ *    from its put to the sink (its arrival time, stamped by the synthetic Kinesis, to the `foreachBatch`
+ *    call that holds it), the durations of the batches with rows, and the planning of every batch
+ *    (latestOffset and queryPlanning);
+ *  - idle: the CPU the JVM spends in 10 s with nothing arriving, less the synthetic Kinesis' own threads
+ *    (local mode: the driver, the prefetch tasks and the batches share the JVM);
+ *  - the size of the newest offset file, and the heap in use after a garbage collection.
+ * Prints a table and writes bench/results/scale-benchmark.json.
+ * Usage: dev/bench scale [shards=200,1000] [seconds=30]
+ */
+object ScaleBenchmark {
+
+  final case class Result(
+      shards: Int,
+      firstBatchMillis: Option[Long],
+      backlogMillis: Option[Long],
+      latencies: Seq[Long],
+      recordsPut: Int,
+      batchMillis: Seq[Long],
+      planningMillis: Seq[Long],
+      idleCpuShare: Double,
+      offsetFileBytes: Long,
+      heapUsedBytes: Long) {
+    def largest(values: Seq[Long]): Option[Long] = if (values.isEmpty) None else Some(values.max)
+
+    def percentile(values: Seq[Long], p: Double): Option[Long] = {
+      val sorted = values.sorted
+      if (sorted.isEmpty) None else Some(sorted(math.min(sorted.size - 1, math.ceil(p / 100 * sorted.size).toInt - 1)))
+    }
+  }
+
+  def main(args: Array[String]): Unit = {
+    val shardCounts = args.lift(0).map(_.split(',').map(_.trim.toInt).toSeq).getOrElse(Seq(200, 1000))
+    val seconds = args.lift(1).map(_.toInt).getOrElse(30)
+    val kinesis = SyntheticKinesis.start()
+    val spark = BenchKinesis.spark(cores = 2)
+    try {
+      val results = shardCounts.map(shards => run(kinesis, spark, shards, seconds))
+      report(results, s"dev/bench scale ${shardCounts.mkString(",")} $seconds")
+    } finally {
+      spark.stop()
+      kinesis.close()
+    }
+  }
+
+  def run(kinesis: SyntheticKinesis, spark: SparkSession, shards: Int, seconds: Int, idleSeconds: Int = 10): Result = {
+    val name = s"scale-$shards-${java.util.UUID.randomUUID().toString.take(8)}"
+    kinesis.create(StreamSpec(name, shards, backlogPerShard = 2, recordBytes = 100, limits = true))
+    val checkpoint = Files.createTempDirectory("bench-checkpoint").toFile
+    val rows = new ConcurrentLinkedQueue[(Long, Long)]() // (arrival, seen at the sink), epoch ms
+    val startedAt = System.currentTimeMillis()
+    val query = spark.readStream
+      .format("kinesis")
+      .option("endpoint", kinesis.endpoint)
+      .option("region", "us-east-1")
+      .option("awsAccessKey", "bench")
+      .option("awsSecretKey", "bench")
+      .option("streamName", name)
+      .option("initialPosition", "trim_horizon")
+      .load()
+      .selectExpr("unix_millis(approximateArrivalTimestamp) AS arrival")
+      .writeStream
+      .option("checkpointLocation", checkpoint.toString)
+      .foreachBatch { (batch: DataFrame, _: Long) =>
+        val arrivals = batch.collect().map(_.getLong(0))
+        val now = System.currentTimeMillis()
+        arrivals.foreach(a => rows.add(a -> now))
+      }
+      .start()
+    try {
+      val backlog = 2L * shards
+      val firstBatch = waitFor(!rows.isEmpty, 300).map(_ => System.currentTimeMillis() - startedAt)
+      val backlogRead = waitFor(rows.size >= backlog, 300).map(_ => System.currentTimeMillis() - startedAt)
+      val quietFrom = System.currentTimeMillis()
+      val batchesBefore = query.recentProgress.length
+      val client = CeilingBenchmark.sdkClient(kinesis.endpoint)
+      val random = new Random(shards)
+      (1 to seconds).foreach { i =>
+        client.putRecord(
+          PutRecordRequest
+            .builder()
+            .streamName(name)
+            .partitionKey(s"key-${random.nextInt()}")
+            .data(SdkBytes.fromString(s"record $i", UTF_8))
+            .build())
+        Thread.sleep(1000)
+      }
+      client.close()
+      waitFor(rows.size >= backlog + seconds, 60)
+      val quiet = query.recentProgress
+        .drop(batchesBefore)
+        .filter(p => java.time.Instant.parse(p.timestamp).toEpochMilli >= quietFrom)
+      val latencies = rows.asScala.collect { case (arrival, seen) if arrival >= quietFrom => seen - arrival }.toSeq
+      val idle = idleCpuShare(idleSeconds)
+      System.gc()
+      val heap = ManagementFactory.getMemoryMXBean.getHeapMemoryUsage.getUsed
+      Result(
+        shards,
+        firstBatch,
+        backlogRead,
+        latencies,
+        seconds,
+        quiet.filter(_.numInputRows > 0).map(_.durationMs.get("triggerExecution").longValue).toSeq,
+        quiet
+          .map(p => Seq("latestOffset", "queryPlanning").flatMap(k => Option(p.durationMs.get(k))).map(_.longValue).sum)
+          .toSeq,
+        idle,
+        newestOffsetFile(checkpoint).map(_.length).getOrElse(0L),
+        heap
+      )
+    } finally query.stop()
+  }
+
+  /** Waits up to `seconds` for `done`; the time it took, or None if it did not come. */
+  private def waitFor(done: => Boolean, seconds: Int): Option[Long] = {
+    val started = System.nanoTime()
+    val deadline = started + seconds * 1000000000L
+    while (!done && System.nanoTime() < deadline) Thread.sleep(20)
+    if (done) Some((System.nanoTime() - started) / 1000000) else None
+  }
+
+  /** The share of one core the JVM spends over `seconds`, less the synthetic Kinesis' threads. */
+  private def idleCpuShare(seconds: Int): Double = {
+    val threads = ManagementFactory.getThreadMXBean
+    def syntheticCpuNanos: Long =
+      threads
+        .getThreadInfo(threads.getAllThreadIds)
+        .filter(t => t != null && t.getThreadName.startsWith("synthetic-kinesis"))
+        .map(t => math.max(0L, threads.getThreadCpuTime(t.getThreadId)))
+        .sum
+    val os = ManagementFactory.getOperatingSystemMXBean.asInstanceOf[com.sun.management.OperatingSystemMXBean]
+    val (cpu0, synthetic0, wall0) = (os.getProcessCpuTime, syntheticCpuNanos, System.nanoTime())
+    Thread.sleep(seconds * 1000L)
+    val (cpu1, synthetic1, wall1) = (os.getProcessCpuTime, syntheticCpuNanos, System.nanoTime())
+    ((cpu1 - cpu0) - (synthetic1 - synthetic0)).toDouble / (wall1 - wall0)
+  }
+
+  private def newestOffsetFile(checkpoint: File): Option[File] =
+    Option(new File(checkpoint, "offsets").listFiles()).toSeq.flatten
+      .filter(_.getName.forall(_.isDigit))
+      .sortBy(_.getName.toLong)
+      .lastOption
+
+  // ---- report ----
+
+  private def report(results: Seq[Result], command: String): Unit = {
+    def ms(v: Option[Long]): String = v.fold("none within the wait")(x => s"$x ms")
+    results.foreach { r =>
+      println(s"${r.shards} shards on local[2]:")
+      println(
+        s"  start() to the first batch with rows: ${ms(r.firstBatchMillis)}; to the whole backlog: ${ms(r.backlogMillis)}")
+      println(
+        s"  a record put to its row, quiet stream (${r.latencies.size} of ${r.recordsPut}): p50 ${ms(r.percentile(r.latencies, 50))}, " +
+          s"p99 ${ms(r.percentile(r.latencies, 99))}, max ${ms(r.largest(r.latencies))}")
+      println(
+        s"  batches with rows while quiet: ${r.batchMillis.size}, duration p50 ${ms(r.percentile(r.batchMillis, 50))}, " +
+          s"planning (latestOffset + queryPlanning) p50 ${ms(r.percentile(r.planningMillis, 50))}, max ${ms(r.largest(r.planningMillis))}")
+      println(
+        f"  idle: ${r.idleCpuShare * 100}%.1f %% of a core; offset file ${r.offsetFileBytes} bytes; heap used ${r.heapUsedBytes / 1048576} MiB")
+    }
+    def json(v: Option[Long]): String = v.fold("null")(_.toString)
+    val body = results
+      .map { r =>
+        s"""    {"shards": ${r.shards}, "startToFirstBatchMillis": ${json(r.firstBatchMillis)}, """ +
+          s""""startToBacklogReadMillis": ${json(r.backlogMillis)},\n""" +
+          s"""      "recordsPut": ${r.recordsPut}, "recordsSeen": ${r.latencies.size}, "putToRowP50Millis": ${json(
+              r.percentile(r.latencies, 50))}, """ +
+          s""""putToRowP99Millis": ${json(r.percentile(r.latencies, 99))}, "putToRowMaxMillis": ${json(
+              r.largest(r.latencies))},\n""" +
+          s"""      "quietBatches": ${r.batchMillis.size}, "batchDurationP50Millis": ${json(
+              r.percentile(r.batchMillis, 50))}, """ +
+          s""""planningP50Millis": ${json(r.percentile(r.planningMillis, 50))}, "planningMaxMillis": ${json(
+              r.largest(r.planningMillis))},\n""" +
+          f"""      "idleCpuShareOfOneCore": ${r.idleCpuShare}%.3f, "offsetFileBytes": ${r.offsetFileBytes}, "heapUsedBytes": ${r.heapUsedBytes}}"""
+      }
+      .mkString(",\n")
+    BenchKinesis.saveResults(
+      "scale-benchmark.json",
+      command,
+      "synthetic Kinesis in the benchmark's JVM, Kinesis' limits on",
+      Seq(s""""runs": [\n$body\n  ]"""))
+  }
+}

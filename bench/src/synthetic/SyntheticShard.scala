@@ -1,0 +1,95 @@
+// SPDX-License-Identifier: Apache-2.0
+package io.github.sparkkinesis.bench.synthetic
+
+import java.util.concurrent.atomic.AtomicLong
+
+import scala.collection.mutable.ArrayBuffer
+
+import io.github.sparkkinesis.kpl.AggregatedRecords
+
+/**
+ * One open shard of a synthetic stream. Its records are numbered from 0: first the stream's generated
+ * backlog, each record the same data arrived at a time of its own over the hour before the stream was made;
+ * then what PutRecords appended. A record's sequence number is its number, written so that sequence
+ * numbers of one shard are 56 digits, as Kinesis', and order as their numbers. Thread-safe.
+ */
+private[bench] final class SyntheticShard(val stream: SyntheticStream, val index: Int, val hashKeys: (BigInt, BigInt)) {
+  import SyntheticShard._
+
+  val id: String = f"shardId-$index%012d"
+  val limits: Option[ShardLimits] = if (stream.spec.limits) Some(new ShardLimits()) else None
+
+  private val backlog = stream.spec.backlogPerShard
+  private val appended = ArrayBuffer.empty[Appended] // guarded by this
+  @volatile private var appendedCount = 0
+  private val written = new AtomicLong()
+
+  def sequenceNumber(record: Long): String = f"4$index%07d$record%048d"
+
+  /** The number of the record a sequence number of this shard names, or None if it names none of it. */
+  def recordOf(sequenceNumber: String): Option[Long] =
+    if (sequenceNumber.length != 56 || !sequenceNumber.forall(_.isDigit)) None
+    else if (sequenceNumber.substring(1, 8).toInt != index) None
+    else Some(sequenceNumber.substring(8).toLong)
+
+  def startingSequenceNumber: String = sequenceNumber(0)
+
+  /** The number of the next record to arrive: how many the shard has. */
+  def end: Long = backlog + appendedCount
+
+  /** When record `n` (below [[end]]) arrived, in epoch ms. */
+  def arrivalMs(n: Long): Long =
+    if (n < backlog) stream.createdAtMs - BacklogSpanMs + n * BacklogSpanMs / math.max(1, backlog)
+    else synchronized(appended((n - backlog).toInt).arrivalMs)
+
+  /** The first record that arrived at or after `ms`. */
+  def firstArrivedAtOrAfter(ms: Long): Long = {
+    var (low, high) = (0L, end) // binary search: arrival times never decrease
+    while (low < high) {
+      val mid = (low + high) >>> 1
+      if (arrivalMs(mid) < ms) low = mid + 1 else high = mid
+    }
+    low
+  }
+
+  /** Hands `visit` the data, partition key and arrival time of records `from` until `until` (below [[end]]). */
+  def foreachRecord(from: Long, until: Long)(visit: (Array[Byte], String, Long) => Unit): Unit = {
+    var n = from
+    while (n < until && n < backlog) {
+      visit(stream.generatedData, stream.generatedKey, arrivalMs(n))
+      n += 1
+    }
+    if (n < until) {
+      val stored = synchronized(appended.slice((n - backlog).toInt, (until - backlog).toInt).toVector)
+      stored.foreach(a => visit(a.data, a.partitionKey, a.arrivalMs))
+    }
+  }
+
+  /** The size of record `n` as Kinesis counts it against the read limit: its data. */
+  def dataBytes(n: Long): Int =
+    if (n < backlog) stream.generatedData.length else synchronized(appended((n - backlog).toInt).data.length)
+
+  /** Appends a written record and returns its sequence number (kept only if the stream keeps writes). */
+  def append(data: Array[Byte], partitionKey: String, nowMs: Long): String = {
+    written.addAndGet(AggregatedRecords.decode(data) match {
+      case AggregatedRecords.Aggregate(records) => records.size.toLong
+      case _ => 1L
+    })
+    if (!stream.spec.keepWrites) sequenceNumber(backlog)
+    else
+      synchronized {
+        appended += Appended(data, partitionKey, nowMs)
+        appendedCount += 1
+        sequenceNumber(backlog + appendedCount - 1)
+      }
+  }
+
+  /** User records PutRecords took for this shard (those of an aggregate counted one by one). */
+  def userRecordsWritten: Long = written.get
+}
+
+private[bench] object SyntheticShard {
+  val BacklogSpanMs: Long = 60L * 60 * 1000
+
+  private final case class Appended(data: Array[Byte], partitionKey: String, arrivalMs: Long)
+}

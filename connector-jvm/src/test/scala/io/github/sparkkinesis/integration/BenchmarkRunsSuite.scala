@@ -1,0 +1,35 @@
+// SPDX-License-Identifier: Apache-2.0
+package io.github.sparkkinesis.integration
+
+import io.github.sparkkinesis.bench.{CeilingBenchmark, ScaleBenchmark}
+import io.github.sparkkinesis.bench.synthetic.SyntheticKinesis
+import io.github.sparkkinesis.testing.SparkStreamingSuite
+import org.scalatest.funsuite.AnyFunSuite
+
+/**
+ * The benchmark programs run, on a tiny input: they are measured by hand (dev/bench), never timed here, but
+ * a change that breaks them is seen. Each run checks that every reader read every record.
+ */
+class BenchmarkRunsSuite extends AnyFunSuite with SparkStreamingSuite {
+
+  test("the ceiling benchmark reads every case through the SDK and the connector on the synthetic Kinesis") {
+    val kinesis = SyntheticKinesis.start(threads = 4)
+    try {
+      Seq(false, true).foreach { limits =>
+        val results = CeilingBenchmark.run(kinesis, spark, shards = 3, megabytes = 1, limits, CeilingBenchmark.Cases)
+        assert(results.map(_.c) == CeilingBenchmark.Cases)
+        results.foreach(r => assert(r.connector.records == r.sdk.records && r.ratio > 0, r))
+      }
+    } finally kinesis.close()
+  }
+
+  test("the scale benchmark sees the backlog and every record put to a quiet stream") {
+    val kinesis = SyntheticKinesis.start(threads = 4)
+    try {
+      val result = ScaleBenchmark.run(kinesis, spark, shards = 6, seconds = 3, idleSeconds = 1)
+      assert(result.firstBatchMillis.isDefined && result.backlogMillis.isDefined, result)
+      assert(result.latencies.size == 3 && result.latencies.forall(_ >= 0), result)
+      assert(result.offsetFileBytes > 0 && result.heapUsedBytes > 0 && result.idleCpuShare >= 0, result)
+    } finally kinesis.close()
+  }
+}
