@@ -4,6 +4,9 @@ package io.github.sparkkinesis.prefetch
 /** Runs prefetch tasks somewhere and returns what they did: Spark jobs in a query, in-process in unit tests. */
 private[sparkkinesis] trait PrefetchJobs {
 
+  /** How many tasks can run at once: the application's cores. */
+  def slots: Int
+
   /** Runs the tasks, one per spec, and waits for them. */
   def run(tasks: Seq[PrefetchTaskSpec]): Seq[ShardFetchOutcome]
 

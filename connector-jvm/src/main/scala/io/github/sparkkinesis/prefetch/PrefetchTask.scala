@@ -12,7 +12,10 @@ import io.github.sparkkinesis.util.{Clock, DaemonThreads}
 import org.slf4j.LoggerFactory
 
 /**
- * Runs a prefetch task on an executor. The task reads until one of these, whichever comes first:
+ * Runs a prefetch task on an executor. Its shards are read on `shardsPerTask` threads at most: a shard read
+ * through a subscription has a thread of its own; polled shards are dealt to the threads in turn, and each
+ * thread calls whichever of its shards is due first ([[PrefetchPlan]] decides how many shards a task has).
+ * The task reads until one of these, whichever comes first:
  *  - `maxFetchDuration` has passed since it started;
  *  - every shard is caught up with its newest record and the task holds at least one record, so new data
  *    is handed over as soon as it is there instead of waiting out `maxFetchDuration`;
@@ -50,14 +53,17 @@ private[sparkkinesis] object PrefetchTask {
     val startedAt = clock.nowMillis()
     val progress = new Progress(startedAt, startedAt + config.maxFetchDurationMs, spec.shards.size, cancelled)
     val fetchers = spec.shards.map(s => new ShardFetcher(api, s, config, spec.arrivedBefore, clock, subscriptions))
-    val futures: Seq[Future[Option[FetchFailure]]] = fetchers.map { fetcher =>
-      threads.submit(new Callable[Option[FetchFailure]] {
-        override def call(): Option[FetchFailure] = readUntilDone(fetcher, progress, clock, api.target)
+    val futures = lanes(fetchers, config.shardsPerTask).map { lane =>
+      threads.submit(new Callable[Seq[(ShardFetcher, Option[FetchFailure])]] {
+        override def call(): Seq[(ShardFetcher, Option[FetchFailure])] =
+          lane.zip(readUntilDone(lane, progress, clock, api.target))
       })
     }
     val failures =
-      try futures.map(f => resultOf(f))
-      catch {
+      try {
+        val byFetcher = futures.flatMap(f => resultOf(f)).toMap
+        fetchers.map(byFetcher)
+      } catch {
         case e: InterruptedException =>
           // The shard threads end after their call in flight: a call cut off mid-request is a reset
           // connection, which helps nobody and crashes some Kinesis emulators.
@@ -81,7 +87,7 @@ private[sparkkinesis] object PrefetchTask {
     try {
       val outcomes = fetchers.zip(failures).zipWithIndex.map { case ((fetcher, failure), i) =>
         val block =
-          if (fetcher.records.isEmpty) None
+          if (fetcher.recordCount == 0) None
           else Some(store.put(spec.streamId, taskAttemptId * MaxShardsPerTask + i, fetcher.records))
         block.foreach(stored += _)
         fetcher.outcome(block, failure)
@@ -101,46 +107,85 @@ private[sparkkinesis] object PrefetchTask {
     }
   }
 
-  private def resultOf(f: Future[Option[FetchFailure]]): Option[FetchFailure] =
+  private def resultOf[T](f: Future[T]): T =
     try f.get()
     catch { case e: ExecutionException => throw e.getCause }
 
   /**
-   * One shard's thread: calls as the pacing allows until the task is over; returns a failure, if any. An
-   * outage is logged on the driver (see `health.KinesisHealth`), not by every task.
+   * The task's threads and the shards each reads: a subscribed shard alone, as it waits on pushed events;
+   * polled shards dealt in turn to at most `threads` threads (less those of the subscribed shards).
+   */
+  private[prefetch] def lanes(fetchers: Seq[ShardFetcher], threads: Int): Seq[IndexedSeq[ShardFetcher]] = {
+    val (subscribed, polled) = fetchers.partition(_.subscribes)
+    val pollingThreads = math.min(polled.size, math.max(1, threads - subscribed.size))
+    subscribed.map(IndexedSeq(_)) ++
+      polled.zipWithIndex
+        .groupBy(_._2 % math.max(1, pollingThreads))
+        .toSeq
+        .sortBy(_._1)
+        .map(_._2.map(_._1).toIndexedSeq)
+  }
+
+  /**
+   * One thread: calls each of its shards as their pacing allows, the one due first first, until the task is
+   * over or every shard is done; returns each shard's failure, if any. A failed call ends its shard's reading
+   * in this task, not the others'. An outage is logged on the driver (see `health.KinesisHealth`), not by
+   * every task.
    */
   private def readUntilDone(
-      fetcher: ShardFetcher,
+      lane: IndexedSeq[ShardFetcher],
       progress: Progress,
       clock: Clock,
-      target: String): Option[FetchFailure] = {
-    var counted = false
-    def update(): Unit = if (!counted && fetcher.caughtUp) {
-      counted = true
+      target: String): IndexedSeq[Option[FetchFailure]] = {
+    val failures = Array.fill[Option[FetchFailure]](lane.size)(None)
+    val counted = Array.fill(lane.size)(false)
+    def count(i: Int): Unit = if (!counted(i)) {
+      counted(i) = true
       progress.shardCaughtUp()
     }
+
+    /** The shard still reading whose next step is due first, or -1 if none is. */
+    def due: Int = {
+      var first = -1
+      var i = 0
+      while (i < lane.size) {
+        if (failures(i).isEmpty && !lane(i).finished && (first < 0 || lane(i).nextCallAt < lane(first).nextCallAt))
+          first = i
+        i += 1
+      }
+      first
+    }
+    lane.indices.foreach(i => if (lane(i).finished) count(i))
     try {
-      while (!fetcher.finished && !progress.over(clock.nowMillis())) {
+      var next = due
+      while (next >= 0 && !progress.over(clock.nowMillis())) {
+        val fetcher = lane(next)
         val now = clock.nowMillis()
         val wait = math.min(fetcher.nextCallAt - now, progress.deadline - now)
         if (wait > 0) clock.sleep(math.min(wait, PollMs))
         else {
-          val before = fetcher.records.size
-          fetcher.fetchOnce()
-          progress.addRecords(fetcher.records.size - before)
-          update()
+          try {
+            val before = fetcher.recordCount
+            fetcher.fetchOnce()
+            progress.addRecords(fetcher.recordCount - before)
+            if (fetcher.caughtUp) count(next)
+          } catch {
+            case e: KinesisApiException =>
+              val failure = FetchFailure.of(e, fetcher.shard, fetcher.subscribes, target)
+              if (failure.kind == FetchFailure.Transient) log.debug(s"Prefetching ${fetcher.shard} failed: $e")
+              else log.warn(s"Prefetching ${fetcher.shard} stopped for this task on a failed call: $e")
+              failures(next) = Some(failure)
+              count(next)
+          }
         }
+        next = due
       }
-      None
-    } catch {
-      case e: KinesisApiException =>
-        val failure = FetchFailure.of(e, fetcher.shard, fetcher.subscribes, target)
-        if (failure.kind == FetchFailure.Transient) log.debug(s"Prefetching ${fetcher.shard} failed: $e")
-        else log.warn(s"Prefetching ${fetcher.shard} stopped for this task on a failed call: $e")
-        Some(failure)
+      failures.toIndexedSeq
     } finally {
-      fetcher.close()
-      if (!counted) progress.shardCaughtUp()
+      lane.indices.foreach { i =>
+        try lane(i).close()
+        finally count(i)
+      }
     }
   }
 

@@ -14,7 +14,7 @@ import org.slf4j.LoggerFactory
 
 /**
  * The driver's background prefetch loop. While the query runs it starts one prefetch job after another,
- * each reading every shard the catalog wants read, grouped `shardsPerTask` to a task, and hands each job's
+ * each reading every shard the catalog wants read, in tasks as [[PrefetchPlan]] groups them, and hands each job's
  * blocks to the catalog. It pauses while the uncommitted prefetched data exceeds `fetchBufferSize`.
  * Failures of Kinesis calls are retried with backoff: an outage (Kinesis cannot be reached, or fails
  * every call) until `health` says it has lasted the option outageTimeout, other failures of a shard until
@@ -81,7 +81,8 @@ private[sparkkinesis] final class Prefetcher(
   private def runJob(shards: Seq[ShardFetchSpec]): Unit = {
     val cutoff = arrivedBefore()
     try {
-      val tasks = routed(shards).grouped(config.shardsPerTask).map(PrefetchTaskSpec(_, streamId, cutoff)).toList
+      val tasks =
+        PrefetchPlan.tasks(routed(shards), config.shardsPerTask, jobs.slots).map(PrefetchTaskSpec(_, streamId, cutoff))
       val outcomes =
         try {
           inJob = true

@@ -44,7 +44,12 @@ private[sparkkinesis] final class ShardFetcher(
   private var throttledCalls = 0
   private var corruptAggregates = 0
 
+  /** What was read, in order (a copy: the task's loop counts with [[recordCount]]). */
   def records: Seq[KinesisRecord] = fetched.toVector
+
+  /** How many user records were read. */
+  def recordCount: Int = fetched.size
+
   def bytes: Long = fetchedBytes
 
   /** Nothing more to read in this task: the shard is closed and read, or the cut-off is reached. */

@@ -27,6 +27,9 @@ private[sparkkinesis] final class SparkPrefetchJobs(
   private val tag = s"kinesis-prefetch-${UUID.randomUUID()}"
   @volatile private var prepared = false
 
+  /** The cores of the application's executors as Spark counts them now (its default parallelism). */
+  override def slots: Int = sc.defaultParallelism
+
   override def run(tasks: Seq[PrefetchTaskSpec]): Seq[ShardFetchOutcome] = {
     prepareThread()
     sc.setJobDescription(s"Kinesis prefetch for $description: ${tasks.map(_.shards.size).sum} shards")

@@ -15,7 +15,9 @@ class ClusterIntegrationSuite extends AnyFunSuite with SourceIntegration {
 
   override protected def sparkSettings: Map[String, String] = Map(
     "spark.jars" -> sys.props("kinesis.test.connectorJar"),
-    "spark.executor.extraJavaOptions" -> "-Daws.ec2MetadataDisabled=true"
+    "spark.executor.extraJavaOptions" -> "-Daws.ec2MetadataDisabled=true",
+    // Four cores as Spark counts them: prefetch jobs take two tasks at once, one per executor.
+    "spark.default.parallelism" -> "4"
   )
 
   test("blocks prefetched on executors are read by the batches, whole and cut by limits", Integration) {

@@ -1,8 +1,15 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.github.sparkkinesis.prefetch
 
+import io.github.sparkkinesis.client.RecordBatch
 import io.github.sparkkinesis.offsets.{ShardKey, ShardPosition}
-import io.github.sparkkinesis.testing.{DefaultConfigs, FakeKinesisApi, InMemoryBlockStore, ManualClock}
+import io.github.sparkkinesis.testing.{
+  DefaultConfigs,
+  DelegatingKinesisApi,
+  FakeKinesisApi,
+  InMemoryBlockStore,
+  ManualClock
+}
 import io.github.sparkkinesis.util.SystemClock
 import org.scalatest.funsuite.AnyFunSuite
 
@@ -99,5 +106,55 @@ class PrefetchTaskSuite extends AnyFunSuite {
     val polled = PrefetchTaskSpec(Seq(shard("a", Some("executor_h1_1"), subscribed = false)), 1, Long.MaxValue)
     assert(polled.preferredLocations.isEmpty, "polling runs anywhere")
     assert(PrefetchTaskSpec(Seq(shard("a", None)), 1, Long.MaxValue).preferredLocations.isEmpty)
+  }
+
+  test("a task with more polled shards than shardsPerTask reads every one, shardsPerTask calls at most at once") {
+    val fake = new FakeKinesisApi(new ManualClock())
+    val shards = fake.createStream("s", 12)
+    val written = shards.map(id => id -> (1 to 5).map(i => fake.put("s", id, s"$id-$i"))).toMap
+    val inFlight = new java.util.concurrent.atomic.AtomicInteger()
+    val most = new java.util.concurrent.atomic.AtomicInteger()
+    val api = new DelegatingKinesisApi(fake) {
+      override def getRecords(stream: String, shardId: String, iterator: String, limit: Int): RecordBatch = {
+        most.accumulateAndGet(inFlight.incrementAndGet(), math.max(_, _))
+        try {
+          Thread.sleep(5)
+          super.getRecords(stream, shardId, iterator, limit)
+        } finally inFlight.decrementAndGet()
+      }
+    }
+    val started = System.currentTimeMillis()
+    val outcomes = PrefetchTask.run(
+      spec(shards),
+      config.copy(shardsPerTask = 3, minFetchPeriodMs = 50),
+      api,
+      new InMemoryBlockStore,
+      SystemClock,
+      taskAttemptId = 1)
+    assert(System.currentTimeMillis() - started < 5000, "ended once every shard was caught up")
+    assert(most.get <= 3 && most.get >= 2, s"${most.get} calls at once")
+    assert(outcomes.map(_.shard.shardId) == shards)
+    outcomes.foreach(o => assert(o.data.map(_.to).contains(ShardPosition.After(written(o.shard.shardId).last))))
+  }
+
+  test("a task's threads: a subscribed shard each, polled shards dealt in turn to the rest") {
+    val api = new FakeKinesisApi(new ManualClock())
+    def fetcher(id: String, subscribed: Boolean) = new ShardFetcher(
+      api,
+      ShardFetchSpec(
+        ShardKey("s", id),
+        ShardPosition.TrimHorizon,
+        FetchCursor(None, 0, 10),
+        consumerArn = if (subscribed) Some("arn:consumer") else None),
+      config,
+      Long.MaxValue,
+      SystemClock
+    )
+    val polled = (1 to 7).map(i => fetcher(s"p$i", subscribed = false))
+    val subscribed = (1 to 2).map(i => fetcher(s"e$i", subscribed = true))
+    def ids(lanes: Seq[Seq[ShardFetcher]]) = lanes.map(_.map(_.shard.shardId))
+    assert(ids(PrefetchTask.lanes(polled, 3)) == Seq(Seq("p1", "p4", "p7"), Seq("p2", "p5"), Seq("p3", "p6")))
+    assert(ids(PrefetchTask.lanes(subscribed ++ polled.take(2), 3)) == Seq(Seq("e1"), Seq("e2"), Seq("p1", "p2")))
+    assert(ids(PrefetchTask.lanes(polled.take(2), 5)) == Seq(Seq("p1"), Seq("p2")))
   }
 }

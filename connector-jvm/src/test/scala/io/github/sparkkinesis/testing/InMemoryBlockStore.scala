@@ -58,6 +58,7 @@ final class LocalPrefetchRuntime(api: FakeKinesisApi, clock: Clock) extends Pref
   @volatile var sparkStopped = false
 
   override def jobs(config: KinesisSourceConfig): PrefetchJobs = new PrefetchJobs {
+    override def slots: Int = 2
     override def run(tasks: Seq[PrefetchTaskSpec]): Seq[ShardFetchOutcome] = {
       if (sparkStopped) throw new IllegalStateException("Cannot call methods on a stopped SparkContext.")
       jobsRun += 1
