@@ -3,6 +3,7 @@ package io.github.sparkkinesis.source
 
 import io.github.sparkkinesis.client.KinesisRecord
 import io.github.sparkkinesis.offsets.ShardKey
+import org.apache.spark.sql.catalyst.expressions.GenericInternalRow
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.types._
 import org.apache.spark.unsafe.types.UTF8String
@@ -21,18 +22,22 @@ private[sparkkinesis] object KinesisRecordSchema {
     )
   )
 
-  /** A converter for the records of one shard; reuses the stream and shard strings across rows. */
+  /**
+   * A converter for the records of one shard; reuses the stream and shard strings across rows, and builds
+   * each row on its array of values (`InternalRow(...)` copies its arguments into one first).
+   */
   def rowsOf(key: ShardKey): KinesisRecord => InternalRow = {
     val stream = UTF8String.fromString(key.stream)
     val shardId = UTF8String.fromString(key.shardId)
     record =>
-      InternalRow(
-        UTF8String.fromString(record.partitionKey),
-        record.data,
-        stream,
-        shardId,
-        UTF8String.fromString(record.sequenceNumber),
-        record.approximateArrivalMillis * 1000L
-      )
+      new GenericInternalRow(
+        Array[Any](
+          UTF8String.fromString(record.partitionKey),
+          record.data,
+          stream,
+          shardId,
+          UTF8String.fromString(record.sequenceNumber),
+          record.approximateArrivalMillis * 1000L
+        ))
   }
 }
