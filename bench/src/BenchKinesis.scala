@@ -2,6 +2,7 @@
 package io.github.sparkkinesis.bench
 
 import java.io.File
+import java.lang.management.ManagementFactory
 import java.nio.charset.StandardCharsets.UTF_8
 import java.nio.file.Files
 import java.time.Instant
@@ -75,6 +76,20 @@ object BenchKinesis {
     Files.write(out.toPath, json.getBytes(UTF_8))
     println(s"Saved ${out.getPath}")
   }
+
+  /** The value below which `p` percent of `values` lie (nearest rank), if there are any. */
+  def percentile(values: Seq[Long], p: Double): Option[Long] = {
+    val sorted = values.sorted
+    if (sorted.isEmpty) None else Some(sorted(math.min(sorted.size - 1, math.ceil(p / 100 * sorted.size).toInt - 1)))
+  }
+
+  def largest(values: Seq[Long]): Option[Long] = if (values.isEmpty) None else Some(values.max)
+
+  /** The CPU time this JVM has spent, every thread together. */
+  def processCpuNanos(): Long =
+    ManagementFactory.getOperatingSystemMXBean
+      .asInstanceOf[com.sun.management.OperatingSystemMXBean]
+      .getProcessCpuTime
 
   /** A local Spark session of `cores` cores, bound to loopback, without the UI. */
   def spark(cores: Int): SparkSession =

@@ -1,8 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.github.sparkkinesis.bench
 
-import java.lang.management.ManagementFactory
-import java.net.URI
 import java.nio.file.Files
 import java.util.concurrent.{Callable, Executors}
 
@@ -12,9 +10,6 @@ import io.github.sparkkinesis.bench.synthetic.{StreamSpec, SyntheticKinesis}
 import io.github.sparkkinesis.kpl.AggregatedRecords
 import org.apache.spark.sql.streaming.Trigger
 import org.apache.spark.sql.SparkSession
-import software.amazon.awssdk.auth.credentials.{AwsBasicCredentials, StaticCredentialsProvider}
-import software.amazon.awssdk.http.apache5.Apache5HttpClient
-import software.amazon.awssdk.regions.Region
 import software.amazon.awssdk.services.kinesis.model.{
   GetRecordsRequest,
   GetShardIteratorRequest,
@@ -22,7 +17,6 @@ import software.amazon.awssdk.services.kinesis.model.{
   ProvisionedThroughputExceededException,
   ShardIteratorType
 }
-import software.amazon.awssdk.services.kinesis.KinesisClient
 
 /**
  * The connector's ceiling: how fast it reads when Kinesis is not the bound, beside the plain AWS SDK reading
@@ -93,35 +87,21 @@ object CeilingBenchmark {
     cases.map { c =>
       val perShard = math.max(1L, megabytes * 1000000L / c.kinesisRecordBytes / shards)
       val name = s"ceiling-${java.util.UUID.randomUUID().toString.take(8)}"
-      kinesis.create(StreamSpec(name, shards, perShard, c.recordBytes, c.aggregated, limits, keepWrites = false))
+      kinesis.create(StreamSpec(name, shards, perShard, c.recordBytes, c.aggregated, limits))
       val expected = perShard * shards * c.aggregated
-      val sdk = sdkRead(kinesis.endpoint, name, limits, c.recordBytes)
-      val connector = connectorRead(spark, kinesis.endpoint, name)
+      val sdk = sdkRead(kinesis, name, limits, c.recordBytes)
+      val connector = connectorRead(spark, kinesis, name)
       Seq(sdk, connector).foreach { r =>
         require(r.records == expected, s"${r.reader} read ${r.records} of $expected records (${c.name})")
       }
       Result(c, perShard, sdk, connector)
     }
 
-  private def cpuMillis(): Long =
-    ManagementFactory.getOperatingSystemMXBean
-      .asInstanceOf[com.sun.management.OperatingSystemMXBean]
-      .getProcessCpuTime / 1000000
-
-  /** The plain SDK client of the baseline: as the connector's, but no retries (it paces itself). */
-  private[bench] def sdkClient(endpoint: String): KinesisClient =
-    KinesisClient
-      .builder()
-      .httpClient(Apache5HttpClient.builder().maxConnections(1024).build())
-      .region(Region.US_EAST_1)
-      .endpointOverride(URI.create(endpoint))
-      .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create("bench", "bench")))
-      .overrideConfiguration(o => o.retryStrategy(s => s.maxAttempts(1)))
-      .build()
+  private def cpuMillis(): Long = BenchKinesis.processCpuNanos() / 1000000
 
   /** Every shard read to its end, a thread each; user records and their bytes counted. */
-  private def sdkRead(endpoint: String, stream: String, limits: Boolean, recordBytes: Int): Run = {
-    val client = sdkClient(endpoint)
+  private def sdkRead(kinesis: SyntheticKinesis, stream: String, limits: Boolean, recordBytes: Int): Run = {
+    val client = kinesis.sdkClient()
     val shards = client.listShards(ListShardsRequest.builder().streamName(stream).build()).shards().asScala
     val pool = Executors.newFixedThreadPool(shards.size)
     val (started, cpuAtStart) = (System.nanoTime(), cpuMillis())
@@ -178,13 +158,10 @@ object CeilingBenchmark {
   }
 
   /** The stream read by a `Trigger.AvailableNow` query into the `noop` sink, timed from `start()`. */
-  private def connectorRead(spark: SparkSession, endpoint: String, stream: String): Run = {
+  private def connectorRead(spark: SparkSession, kinesis: SyntheticKinesis, stream: String): Run = {
     val df = spark.readStream
       .format("kinesis")
-      .option("endpoint", endpoint)
-      .option("region", "us-east-1")
-      .option("awsAccessKey", "bench")
-      .option("awsSecretKey", "bench")
+      .options(kinesis.connectorOptions)
       .option("streamName", stream)
       .option("initialPosition", "trim_horizon")
       .option("maxFetchRate", "2.0")

@@ -45,8 +45,7 @@ object ReadBenchmark {
   }
 
   final case class Latency(name: String, millis: Seq[Long]) {
-    private val sorted = millis.sorted
-    def percentile(p: Double): Long = sorted(math.min(sorted.size - 1, math.ceil(p / 100 * sorted.size).toInt - 1))
+    def percentile(p: Double): Long = BenchKinesis.percentile(millis, p).get
   }
 
   /** The connector's enhanced fan-out settings; the benchmark's consumers go when its queries stop. */

@@ -32,6 +32,7 @@ import software.amazon.awssdk.services.kinesis.model.PutRecordRequest
  * Usage: dev/bench scale [shards=200,1000] [seconds=30]
  */
 object ScaleBenchmark {
+  import BenchKinesis.{largest, percentile}
 
   final case class Result(
       shards: Int,
@@ -43,14 +44,7 @@ object ScaleBenchmark {
       planningMillis: Seq[Long],
       idleCpuShare: Double,
       offsetFileBytes: Long,
-      heapUsedBytes: Long) {
-    def largest(values: Seq[Long]): Option[Long] = if (values.isEmpty) None else Some(values.max)
-
-    def percentile(values: Seq[Long], p: Double): Option[Long] = {
-      val sorted = values.sorted
-      if (sorted.isEmpty) None else Some(sorted(math.min(sorted.size - 1, math.ceil(p / 100 * sorted.size).toInt - 1)))
-    }
-  }
+      heapUsedBytes: Long)
 
   def main(args: Array[String]): Unit = {
     val shardCounts = args.lift(0).map(_.split(',').map(_.trim.toInt).toSeq).getOrElse(Seq(200, 1000))
@@ -74,10 +68,7 @@ object ScaleBenchmark {
     val startedAt = System.currentTimeMillis()
     val query = spark.readStream
       .format("kinesis")
-      .option("endpoint", kinesis.endpoint)
-      .option("region", "us-east-1")
-      .option("awsAccessKey", "bench")
-      .option("awsSecretKey", "bench")
+      .options(kinesis.connectorOptions)
       .option("streamName", name)
       .option("initialPosition", "trim_horizon")
       .load()
@@ -96,7 +87,7 @@ object ScaleBenchmark {
       val backlogRead = waitFor(rows.size >= backlog, 300).map(_ => System.currentTimeMillis() - startedAt)
       val quietFrom = System.currentTimeMillis()
       val batchesBefore = query.recentProgress.length
-      val client = CeilingBenchmark.sdkClient(kinesis.endpoint)
+      val client = kinesis.sdkClient()
       val random = new Random(shards)
       (1 to seconds).foreach { i =>
         client.putRecord(
@@ -151,10 +142,9 @@ object ScaleBenchmark {
         .filter(t => t != null && t.getThreadName.startsWith("synthetic-kinesis"))
         .map(t => math.max(0L, threads.getThreadCpuTime(t.getThreadId)))
         .sum
-    val os = ManagementFactory.getOperatingSystemMXBean.asInstanceOf[com.sun.management.OperatingSystemMXBean]
-    val (cpu0, synthetic0, wall0) = (os.getProcessCpuTime, syntheticCpuNanos, System.nanoTime())
+    val (cpu0, synthetic0, wall0) = (BenchKinesis.processCpuNanos(), syntheticCpuNanos, System.nanoTime())
     Thread.sleep(seconds * 1000L)
-    val (cpu1, synthetic1, wall1) = (os.getProcessCpuTime, syntheticCpuNanos, System.nanoTime())
+    val (cpu1, synthetic1, wall1) = (BenchKinesis.processCpuNanos(), syntheticCpuNanos, System.nanoTime())
     ((cpu1 - cpu0) - (synthetic1 - synthetic0)).toDouble / (wall1 - wall0)
   }
 
@@ -173,11 +163,11 @@ object ScaleBenchmark {
       println(
         s"  start() to the first batch with rows: ${ms(r.firstBatchMillis)}; to the whole backlog: ${ms(r.backlogMillis)}")
       println(
-        s"  a record put to its row, quiet stream (${r.latencies.size} of ${r.recordsPut}): p50 ${ms(r.percentile(r.latencies, 50))}, " +
-          s"p99 ${ms(r.percentile(r.latencies, 99))}, max ${ms(r.largest(r.latencies))}")
+        s"  a record put to its row, quiet stream (${r.latencies.size} of ${r.recordsPut}): p50 ${ms(percentile(r.latencies, 50))}, " +
+          s"p99 ${ms(percentile(r.latencies, 99))}, max ${ms(largest(r.latencies))}")
       println(
-        s"  batches with rows while quiet: ${r.batchMillis.size}, duration p50 ${ms(r.percentile(r.batchMillis, 50))}, " +
-          s"planning (latestOffset + queryPlanning) p50 ${ms(r.percentile(r.planningMillis, 50))}, max ${ms(r.largest(r.planningMillis))}")
+        s"  batches with rows while quiet: ${r.batchMillis.size}, duration p50 ${ms(percentile(r.batchMillis, 50))}, " +
+          s"planning (latestOffset + queryPlanning) p50 ${ms(percentile(r.planningMillis, 50))}, max ${ms(largest(r.planningMillis))}")
       println(
         f"  idle: ${r.idleCpuShare * 100}%.1f %% of a core; offset file ${r.offsetFileBytes} bytes; heap used ${r.heapUsedBytes / 1048576} MiB")
     }
@@ -187,13 +177,13 @@ object ScaleBenchmark {
         s"""    {"shards": ${r.shards}, "startToFirstBatchMillis": ${json(r.firstBatchMillis)}, """ +
           s""""startToBacklogReadMillis": ${json(r.backlogMillis)},\n""" +
           s"""      "recordsPut": ${r.recordsPut}, "recordsSeen": ${r.latencies.size}, "putToRowP50Millis": ${json(
-              r.percentile(r.latencies, 50))}, """ +
-          s""""putToRowP99Millis": ${json(r.percentile(r.latencies, 99))}, "putToRowMaxMillis": ${json(
-              r.largest(r.latencies))},\n""" +
+              percentile(r.latencies, 50))}, """ +
+          s""""putToRowP99Millis": ${json(percentile(r.latencies, 99))}, "putToRowMaxMillis": ${json(
+              largest(r.latencies))},\n""" +
           s"""      "quietBatches": ${r.batchMillis.size}, "batchDurationP50Millis": ${json(
-              r.percentile(r.batchMillis, 50))}, """ +
-          s""""planningP50Millis": ${json(r.percentile(r.planningMillis, 50))}, "planningMaxMillis": ${json(
-              r.largest(r.planningMillis))},\n""" +
+              percentile(r.batchMillis, 50))}, """ +
+          s""""planningP50Millis": ${json(percentile(r.planningMillis, 50))}, "planningMaxMillis": ${json(
+              largest(r.planningMillis))},\n""" +
           f"""      "idleCpuShareOfOneCore": ${r.idleCpuShare}%.3f, "offsetFileBytes": ${r.offsetFileBytes}, "heapUsedBytes": ${r.heapUsedBytes}}"""
       }
       .mkString(",\n")

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.github.sparkkinesis.bench.synthetic
 
-import java.net.{InetAddress, InetSocketAddress}
+import java.net.{InetAddress, InetSocketAddress, URI}
 import java.nio.charset.StandardCharsets.UTF_8
 import java.security.MessageDigest
 import java.util.concurrent.{ConcurrentHashMap, ExecutorService, Executors, ThreadFactory}
@@ -11,6 +11,10 @@ import scala.jdk.CollectionConverters._
 import scala.util.control.NonFatal
 
 import com.sun.net.httpserver.{HttpExchange, HttpServer}
+import software.amazon.awssdk.auth.credentials.{AwsBasicCredentials, StaticCredentialsProvider}
+import software.amazon.awssdk.http.apache5.Apache5HttpClient
+import software.amazon.awssdk.regions.Region
+import software.amazon.awssdk.services.kinesis.KinesisClient
 import software.amazon.awssdk.thirdparty.jackson.dataformat.cbor.CBORGenerator
 
 /**
@@ -31,6 +35,24 @@ final class SyntheticKinesis private (server: HttpServer, pool: ExecutorService)
 
   /** The endpoint to give the SDK and the connector (the `endpoint` option). */
   val endpoint: String = s"http://127.0.0.1:${server.getAddress.getPort}"
+
+  /** The connector's options to reach this endpoint (which takes any credentials). */
+  val connectorOptions: Map[String, String] =
+    Map("endpoint" -> endpoint, "region" -> "us-east-1", "awsAccessKey" -> "bench", "awsSecretKey" -> "bench")
+
+  /**
+   * A plain AWS SDK client of this endpoint, with the HTTP client the connector's has, and no retries:
+   * its caller paces itself, and sees every refusal. The caller closes it.
+   */
+  def sdkClient(): KinesisClient =
+    KinesisClient
+      .builder()
+      .httpClient(Apache5HttpClient.builder().maxConnections(1024).build())
+      .region(Region.US_EAST_1)
+      .endpointOverride(URI.create(endpoint))
+      .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create("bench", "bench")))
+      .overrideConfiguration(o => o.retryStrategy(s => s.maxAttempts(1)))
+      .build()
 
   /** Adds a stream, ACTIVE at once, and returns it. */
   def create(spec: StreamSpec): SyntheticStream = {
@@ -69,10 +91,7 @@ final class SyntheticKinesis private (server: HttpServer, pool: ExecutorService)
         } catch {
           case r: Refusal =>
             count(s"${operation.getOrElse("?")} ${if (r.code == Throttled) "throttled" else "refused"}")
-            Answer(
-              r.status,
-              Some(r.code),
-              Cbor.write()(g => { field(g, "__type", r.code); field(g, "message", r.getMessage) }))
+            Answer(Some(r.code), Cbor.write()(g => { field(g, "__type", r.code); field(g, "message", r.getMessage) }))
         }
       operation.foreach(count)
       val headers = exchange.getResponseHeaders
@@ -298,7 +317,7 @@ final class SyntheticKinesis private (server: HttpServer, pool: ExecutorService)
 
   private def field(g: CBORGenerator, name: String, value: String): Unit = g.writeStringField(name, value)
 
-  private def ok(body: Array[Byte]): Answer = Answer(200, None, body)
+  private def ok(body: Array[Byte]): Answer = Answer(None, body)
 }
 
 object SyntheticKinesis {
@@ -328,8 +347,11 @@ object SyntheticKinesis {
     kinesis
   }
 
-  private final case class Answer(status: Int, errorType: Option[String], body: Array[Byte])
+  /** What the endpoint answers: a body, and an error's type, with which it is a 400 as Kinesis' refusals are. */
+  private final case class Answer(errorType: Option[String], body: Array[Byte]) {
+    def status: Int = if (errorType.isDefined) 400 else 200
+  }
 
   /** A call Kinesis turns down, as it names the error. */
-  private final case class Refusal(code: String, message: String, status: Int = 400) extends RuntimeException(message)
+  private final case class Refusal(code: String, message: String) extends RuntimeException(message)
 }

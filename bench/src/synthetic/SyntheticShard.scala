@@ -1,11 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.github.sparkkinesis.bench.synthetic
 
-import java.util.concurrent.atomic.AtomicLong
-
 import scala.collection.mutable.ArrayBuffer
-
-import io.github.sparkkinesis.kpl.AggregatedRecords
 
 /**
  * One open shard of a synthetic stream. Its records are numbered from 0: first the stream's generated
@@ -22,7 +18,6 @@ private[bench] final class SyntheticShard(val stream: SyntheticStream, val index
   private val backlog = stream.spec.backlogPerShard
   private val appended = ArrayBuffer.empty[Appended] // guarded by this
   @volatile private var appendedCount = 0
-  private val written = new AtomicLong()
 
   def sequenceNumber(record: Long): String = {
     // Built by hand: a formatter per record would cost the benchmarks' readers a good share of the CPU.
@@ -79,23 +74,12 @@ private[bench] final class SyntheticShard(val stream: SyntheticStream, val index
   def dataBytes(n: Long): Int =
     if (n < backlog) stream.generatedData.length else synchronized(appended((n - backlog).toInt).data.length)
 
-  /** Appends a written record and returns its sequence number (kept only if the stream keeps writes). */
-  def append(data: Array[Byte], partitionKey: String, nowMs: Long): String = {
-    written.addAndGet(AggregatedRecords.decode(data) match {
-      case AggregatedRecords.Aggregate(records) => records.size.toLong
-      case _ => 1L
-    })
-    if (!stream.spec.keepWrites) sequenceNumber(backlog)
-    else
-      synchronized {
-        appended += Appended(data, partitionKey, nowMs)
-        appendedCount += 1
-        sequenceNumber(backlog + appendedCount - 1)
-      }
+  /** Appends a written record and returns its sequence number. */
+  def append(data: Array[Byte], partitionKey: String, nowMs: Long): String = synchronized {
+    appended += Appended(data, partitionKey, nowMs)
+    appendedCount += 1
+    sequenceNumber(backlog + appendedCount - 1)
   }
-
-  /** User records PutRecords took for this shard (those of an aggregate counted one by one). */
-  def userRecordsWritten: Long = written.get
 }
 
 private[bench] object SyntheticShard {

@@ -14,8 +14,6 @@ import io.github.sparkkinesis.kpl.{AggregatedRecords, UserRecord}
  * @param aggregated       how many user records each generated Kinesis record packs as a KPL aggregate (1:
  *                         plain records)
  * @param limits           whether Kinesis' per-shard limits are enforced ([[ShardLimits]])
- * @param keepWrites       whether PutRecords appends what it is given to the shards, readable by GetRecords;
- *                         if not, writes are only counted
  */
 private[bench] final case class StreamSpec(
     name: String,
@@ -23,8 +21,7 @@ private[bench] final case class StreamSpec(
     backlogPerShard: Long = 0,
     recordBytes: Int = 100,
     aggregated: Int = 1,
-    limits: Boolean = false,
-    keepWrites: Boolean = true) {
+    limits: Boolean = false) {
   require(shards >= 1 && shards <= 9999999, "1 to 9,999,999 shards")
   require(aggregated >= 1, "aggregated is the number of user records in each Kinesis record, at least 1")
 }
@@ -52,9 +49,6 @@ private[bench] final class SyntheticStream(val spec: StreamSpec, val createdAtMs
   /** The shard whose hash key range holds `hashKey`. */
   def shardFor(hashKey: BigInt): SyntheticShard =
     shards((hashKey / (SyntheticStream.HashKeys / spec.shards)).min(BigInt(spec.shards - 1)).toInt)
-
-  /** User records written to this stream and not turned down, summed over its shards. */
-  def userRecordsWritten: Long = shards.map(_.userRecordsWritten).sum
 
   private def payload(bytes: Int): Array[Byte] = {
     val text = "synthetic kinesis record " * (bytes / 25 + 1)

@@ -116,14 +116,10 @@ private[sparkkinesis] object PrefetchTask {
    * polled shards dealt in turn to at most `threads` threads (less those of the subscribed shards).
    */
   private[prefetch] def lanes(fetchers: Seq[ShardFetcher], threads: Int): Seq[IndexedSeq[ShardFetcher]] = {
-    val (subscribed, polled) = fetchers.partition(_.subscribes)
+    val (subscribed, polled) = fetchers.toIndexedSeq.partition(_.subscribes)
     val pollingThreads = math.min(polled.size, math.max(1, threads - subscribed.size))
     subscribed.map(IndexedSeq(_)) ++
-      polled.zipWithIndex
-        .groupBy(_._2 % math.max(1, pollingThreads))
-        .toSeq
-        .sortBy(_._1)
-        .map(_._2.map(_._1).toIndexedSeq)
+      (0 until pollingThreads).map(t => (t until polled.size by pollingThreads).map(polled))
   }
 
   /**

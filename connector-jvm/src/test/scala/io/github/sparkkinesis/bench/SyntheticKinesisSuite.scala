@@ -116,7 +116,7 @@ class SyntheticKinesisSuite extends AnyFunSuite with BeforeAndAfterAll {
   test("with Kinesis' limits a shard turns down GetRecords calls beyond 5 a second as Kinesis does") {
     val stream = newStream(StreamSpec(_, shards = 1, backlogPerShard = 100, limits = true))
     val shard = "shardId-000000000000"
-    val sdk = CeilingBenchmark.sdkClient(kinesis.endpoint) // without the SDK's retries, which hide throttling
+    val sdk = kinesis.sdkClient() // without the SDK's retries, which hide throttling
     try {
       val iterator = api.getShardIterator(stream, shard, IteratorStart.TrimHorizon)
       val request = GetRecordsRequest.builder().shardIterator(iterator).limit(1).build()
