@@ -43,6 +43,7 @@ object ScaleBenchmark {
       batchMillis: Seq[Long],
       planningMillis: Seq[Long],
       idleCpuShare: Double,
+      idleCpuByThreads: Seq[(String, Double)],
       offsetFileBytes: Long,
       heapUsedBytes: Long)
 
@@ -105,7 +106,7 @@ object ScaleBenchmark {
         .drop(batchesBefore)
         .filter(p => java.time.Instant.parse(p.timestamp).toEpochMilli >= quietFrom)
       val latencies = rows.asScala.collect { case (arrival, seen) if arrival >= quietFrom => seen - arrival }.toSeq
-      val idle = idleCpuShare(idleSeconds)
+      val (idle, idleByThreads) = idleCpuShare(idleSeconds)
       System.gc()
       val heap = ManagementFactory.getMemoryMXBean.getHeapMemoryUsage.getUsed
       Result(
@@ -119,6 +120,7 @@ object ScaleBenchmark {
           .map(p => Seq("latestOffset", "queryPlanning").flatMap(k => Option(p.durationMs.get(k))).map(_.longValue).sum)
           .toSeq,
         idle,
+        idleByThreads,
         newestOffsetFile(checkpoint).map(_.length).getOrElse(0L),
         heap
       )
@@ -133,19 +135,36 @@ object ScaleBenchmark {
     if (done) Some((System.nanoTime() - started) / 1000000) else None
   }
 
-  /** The share of one core the JVM spends over `seconds`, less the synthetic Kinesis' threads. */
-  private def idleCpuShare(seconds: Int): Double = {
+  /**
+   * The share of one core the JVM spends over `seconds`, less the synthetic Kinesis' threads; and the
+   * largest shares by kind of thread (names without their numbers and query ids), where "JVM and threads
+   * that ended" is the CPU of no Java thread that lived through the whole window: garbage collection, the
+   * JIT compilers, and threads that came and went (a prefetch task's, for one).
+   */
+  private def idleCpuShare(seconds: Int): (Double, Seq[(String, Double)]) = {
     val threads = ManagementFactory.getThreadMXBean
-    def syntheticCpuNanos: Long =
+    def cpuByThread: Map[Long, (String, Long)] =
       threads
         .getThreadInfo(threads.getAllThreadIds)
-        .filter(t => t != null && t.getThreadName.startsWith("synthetic-kinesis"))
-        .map(t => math.max(0L, threads.getThreadCpuTime(t.getThreadId)))
-        .sum
-    val (cpu0, synthetic0, wall0) = (BenchKinesis.processCpuNanos(), syntheticCpuNanos, System.nanoTime())
+        .filter(_ != null)
+        .map(t => t.getThreadId -> (t.getThreadName -> math.max(0L, threads.getThreadCpuTime(t.getThreadId))))
+        .toMap
+    def synthetic(name: String): Boolean = name.startsWith("synthetic-kinesis")
+    val (cpu0, byThread0, wall0) = (BenchKinesis.processCpuNanos(), cpuByThread, System.nanoTime())
     Thread.sleep(seconds * 1000L)
-    val (cpu1, synthetic1, wall1) = (BenchKinesis.processCpuNanos(), syntheticCpuNanos, System.nanoTime())
-    ((cpu1 - cpu0) - (synthetic1 - synthetic0)).toDouble / (wall1 - wall0)
+    val (cpu1, byThread1, wall1) = (BenchKinesis.processCpuNanos(), cpuByThread, System.nanoTime())
+    val wall = (wall1 - wall0).toDouble
+    val spent = byThread1.toSeq.map { case (id, (name, cpu)) => name -> (cpu - byThread0.get(id).fold(0L)(_._2)) }
+    val syntheticNanos = spent.collect { case (name, nanos) if synthetic(name) => nanos }.sum
+    val total = (cpu1 - cpu0) - syntheticNanos
+    val byKind = spent
+      .filterNot { case (name, _) => synthetic(name) }
+      .groupBy { case (name, _) => name.replaceAll(" ?\\[.*\\]", "").replaceAll("[0-9]+", "#") }
+      .map { case (kind, all) => kind -> all.map(_._2).sum }
+      .toSeq
+    val ended = total - byKind.map(_._2).sum
+    val largest = (byKind :+ ("JVM and threads that ended" -> ended)).sortBy(-_._2).take(6)
+    (total / wall, largest.map { case (kind, nanos) => kind -> nanos / wall })
   }
 
   private def newestOffsetFile(checkpoint: File): Option[File] =
@@ -170,8 +189,16 @@ object ScaleBenchmark {
           s"planning (latestOffset + queryPlanning) p50 ${ms(percentile(r.planningMillis, 50))}, max ${ms(largest(r.planningMillis))}")
       println(
         f"  idle: ${r.idleCpuShare * 100}%.1f %% of a core; offset file ${r.offsetFileBytes} bytes; heap used ${r.heapUsedBytes / 1048576} MiB")
+      println(
+        "  idle CPU by thread: " + r.idleCpuByThreads
+          .map { case (kind, share) => f"$kind ${share * 100}%.1f %%" }
+          .mkString("; "))
     }
     def json(v: Option[Long]): String = v.fold("null")(_.toString)
+    def threadsJson(r: Result): String =
+      r.idleCpuByThreads
+        .map { case (kind, share) => "\"" + kind.replace('"', '\'') + "\": " + f"$share%.3f" }
+        .mkString(", ")
     val body = results
       .map { r =>
         s"""    {"shards": ${r.shards}, "startToFirstBatchMillis": ${json(r.firstBatchMillis)}, """ +
@@ -184,7 +211,8 @@ object ScaleBenchmark {
               percentile(r.batchMillis, 50))}, """ +
           s""""planningP50Millis": ${json(percentile(r.planningMillis, 50))}, "planningMaxMillis": ${json(
               largest(r.planningMillis))},\n""" +
-          f"""      "idleCpuShareOfOneCore": ${r.idleCpuShare}%.3f, "offsetFileBytes": ${r.offsetFileBytes}, "heapUsedBytes": ${r.heapUsedBytes}}"""
+          f"""      "idleCpuShareOfOneCore": ${r.idleCpuShare}%.3f, "idleCpuByThreads": {${threadsJson(r)}},\n""" +
+          f"""      "offsetFileBytes": ${r.offsetFileBytes}, "heapUsedBytes": ${r.heapUsedBytes}}"""
       }
       .mkString(",\n")
     BenchKinesis.saveResults(

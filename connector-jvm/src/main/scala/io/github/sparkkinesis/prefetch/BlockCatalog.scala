@@ -11,6 +11,10 @@ import io.github.sparkkinesis.offsets.{ShardKey, ShardPosition}
  * (in order, each starting where the previous ended) and where the next prefetch starts. The prefetcher
  * adds what its tasks read; batches are planned from it; commits release it. Thread-safe: the prefetcher's
  * thread and the query's thread share it, and waiters are woken on every change.
+ *
+ * Every change that can move a batch's plan counts in [[version]], so that the query's thread, which asks
+ * for an offset about every 10 ms while nothing arrives, can tell that nothing did without looking at
+ * each shard.
  */
 private[sparkkinesis] final class BlockCatalog(config: PrefetchConfig) {
   import BlockCatalog._
@@ -20,6 +24,7 @@ private[sparkkinesis] final class BlockCatalog(config: PrefetchConfig) {
   private var throttled = 0L
   private var corrupt = 0L
   private var fatal = Option.empty[Throwable]
+  private var changes = 0L
 
   /**
    * Aligns the catalog with the shards a batch may read and where they stand: new shards start there,
@@ -30,14 +35,17 @@ private[sparkkinesis] final class BlockCatalog(config: PrefetchConfig) {
   def sync(positions: Map[ShardKey, ShardPosition], closed: Set[ShardKey] = Set.empty): Seq[BlockRef] = synchronized {
     val gone = shards.keySet.diff(positions.keySet).toSeq
     val freed = gone.flatMap(k => shards.remove(k).toSeq.flatMap(_.segments))
+    var changed = gone.nonEmpty
     val released = positions.toSeq.flatMap { case (key, position) =>
       shards.get(key) match {
         case None =>
           shards(key) = ShardState.startingAt(position, config)
+          changed = true
           Nil
         case Some(state) =>
           val (read, rest) = state.segments.span(_.endsAtOrBefore(position))
           val continues = rest.headOption.fold(state.frontier == position)(_.from == position)
+          changed ||= read.nonEmpty || !continues
           if (continues) {
             state.segments = rest
             read
@@ -47,8 +55,12 @@ private[sparkkinesis] final class BlockCatalog(config: PrefetchConfig) {
           }
       }
     }
-    positions.keys.foreach(key => shards(key).closed = closed.contains(key))
-    notifyAll()
+    positions.keys.foreach { key =>
+      val state = shards(key)
+      changed ||= state.closed != closed.contains(key)
+      state.closed = closed.contains(key)
+    }
+    if (changed) this.changed()
     unreferenced(freed ++ released)
   }
 
@@ -61,14 +73,14 @@ private[sparkkinesis] final class BlockCatalog(config: PrefetchConfig) {
         read
       }
     }
-    notifyAll()
+    if (released.nonEmpty) changed()
     unreferenced(released)
   }
 
   /** Forgets everything. */
   def clear(): Unit = synchronized {
     shards.clear()
-    notifyAll()
+    changed()
   }
 
   /** Every block the catalog holds. */
@@ -95,6 +107,7 @@ private[sparkkinesis] final class BlockCatalog(config: PrefetchConfig) {
    * still continues from where the task started; anything else is returned, to be removed.
    */
   def accept(outcomes: Seq[ShardFetchOutcome]): Seq[BlockRef] = synchronized {
+    var planned = false
     val rejected = outcomes.flatMap { o =>
       shards.get(o.shard) match {
         case Some(state) if state.frontier == o.from =>
@@ -108,6 +121,7 @@ private[sparkkinesis] final class BlockCatalog(config: PrefetchConfig) {
           added.lastOption.foreach(s => state.frontier = s.to)
           state.cursor = o.cursor
           o.millisBehindLatest.foreach(ms => state.millisBehind = Some(ms))
+          planned ||= added.nonEmpty || (o.cutoffReached && !state.cutoffReached)
           state.cutoffReached ||= o.cutoffReached
           state.failures = if (o.failure.isEmpty) 0 else state.failures + 1
           state.answered ||= o.millisBehindLatest.isDefined || o.failure.isDefined || o.reachedEnd || o.cutoffReached
@@ -117,8 +131,22 @@ private[sparkkinesis] final class BlockCatalog(config: PrefetchConfig) {
         case _ => o.data.flatMap(_.block).toSeq
       }
     }
+    if (planned) changes += 1
     notifyAll()
     rejected
+  }
+
+  /**
+   * Counts the changes that can move a batch's plan: shards synced to new positions, stretches added,
+   * released or cut, a shard reaching the AvailableNow cut-off, a failure. Equal counts mean that
+   * [[plan]] and [[allCaughtUpToCutoff]] answer as they did.
+   */
+  def version: Long = synchronized(changes)
+
+  /** A change that can move a plan: counted, and waiters woken. */
+  private def changed(): Unit = {
+    changes += 1
+    notifyAll()
   }
 
   private def nextOrder(): Long = {
@@ -177,6 +205,7 @@ private[sparkkinesis] final class BlockCatalog(config: PrefetchConfig) {
         case s => Seq(s)
       }
     }
+    changed()
     at
   }
 
@@ -207,7 +236,7 @@ private[sparkkinesis] final class BlockCatalog(config: PrefetchConfig) {
   /** A failure that must stop the query, raised by the prefetcher and thrown by the query's thread. */
   def fail(e: Throwable): Unit = synchronized {
     if (fatal.isEmpty) fatal = Some(e)
-    notifyAll()
+    changed()
   }
 
   def failure: Option[Throwable] = synchronized(fatal)

@@ -52,10 +52,11 @@ private[sparkkinesis] final class ShardDiscovery(
     }
   }
 
+  /** Keeps a listing; one equal to the previous keeps the previous, so callers can tell nothing changed by `eq`. */
   private def remember(listed: Map[ShardKey, ShardInfo]): Map[ShardKey, ShardInfo] = {
-    cached = Some(listed)
+    if (!cached.contains(listed)) cached = Some(listed)
     streams.foreach(health.succeeded(_))
-    listed
+    cached.get
   }
 
   private def list(): Map[ShardKey, ShardInfo] =

@@ -147,7 +147,33 @@ private[sparkkinesis] final class KinesisMicroBatchStream(
    */
   override def latestOffset(start: Offset, limit: ReadLimit): Offset = {
     val from = start.asInstanceOf[KinesisSourceOffset]
-    val (recorded, tracked, readable) = continueFrom(from)
+    val listed = listShards()
+    lastAnswer.filter(_.answers(from, limit, listed, catalog.version)) match {
+      case Some(same) =>
+        health.check()
+        throwIfPrefetchFailed(same.offset.identities)
+        same.offset
+      case None =>
+        val version = catalog.version
+        val offset = nextOffset(from, limit, listed)
+        lastAnswer = Some(LatestAnswer(from, limit, listed, version, offset))
+        offset
+    }
+  }
+
+  /**
+   * The last offset [[latestOffset]] returned, and what it was worked out from: asked again from the same
+   * start with the same limit, the same shards listed and no change in the catalog since, the answer is
+   * the same. Spark asks about every 10 ms while nothing arrives; over a thousand shards working it out
+   * again each time was most of an idle query's CPU.
+   */
+  @volatile private var lastAnswer = Option.empty[LatestAnswer]
+
+  private def nextOffset(
+      from: KinesisSourceOffset,
+      limit: ReadLimit,
+      listed: Map[ShardKey, ShardInfo]): KinesisSourceOffset = {
+    val (recorded, tracked, readable) = continueFrom(from, listed)
     if (!firstAnswersAwaited) awaitFirstAnswers(readable.keySet)
     val limits = limitsOf(limit)
     var advanced = advance(readable, limits)
@@ -182,10 +208,9 @@ private[sparkkinesis] final class KinesisMicroBatchStream(
    * (with the children of those that are), and of them those readable now (their parents read to their
    * ends).
    */
-  private def continueFrom(offset: KinesisSourceOffset)
+  private def continueFrom(offset: KinesisSourceOffset, listed: Map[ShardKey, ShardInfo])
       : (Map[String, StreamIdentity], Map[ShardKey, ShardPosition], Map[ShardKey, ShardPosition]) = {
     val recorded = checkStreams(offset)
-    val listed = listShards()
     health.check()
     throwIfPrefetchFailed(recorded)
     identities.checkShards(offset.shards, listed)
@@ -343,7 +368,7 @@ private[sparkkinesis] final class KinesisMicroBatchStream(
   override def planInputPartitions(start: Offset, end: Offset): Array[InputPartition] = {
     val from = start.asInstanceOf[KinesisSourceOffset].shards
     val to = end.asInstanceOf[KinesisSourceOffset].shards
-    if (prefetcherInUse.isEmpty) continueFrom(end.asInstanceOf[KinesisSourceOffset])
+    if (prefetcherInUse.isEmpty) continueFrom(end.asInstanceOf[KinesisSourceOffset], listShards())
     val segments = to.toSeq.sortBy { case (key, _) => (key.stream, key.shardId) }.flatMap { case (key, until) =>
       val since = from.getOrElse(key, ShardPosition.TrimHorizon)
       if (since == until) Nil
@@ -399,7 +424,20 @@ private[sparkkinesis] final class KinesisMicroBatchStream(
     )).asJava
   }
 
-  override def deserializeOffset(json: String): Offset = KinesisSourceOffset.fromJson(json, offsetLogNote)
+  /**
+   * Spark hands each batch's start back as JSON, and asks for it again before every offset it asks for
+   * (about every 10 ms while nothing arrives): the same JSON gets the offset it got before, so that
+   * [[latestOffset]] sees the start it answered from and a thousand shards are not parsed again each time.
+   */
+  override def deserializeOffset(json: String): Offset = lastDeserialized match {
+    case Some((known, offset)) if known == json => offset
+    case _ =>
+      val offset = KinesisSourceOffset.fromJson(json, offsetLogNote)
+      lastDeserialized = Some(json -> offset)
+      offset
+  }
+
+  @volatile private var lastDeserialized = Option.empty[(String, KinesisSourceOffset)]
 
   /** Where Spark keeps this source's offsets, for an offset that cannot be read. */
   private lazy val offsetLogNote =
@@ -436,6 +474,27 @@ private[sparkkinesis] object KinesisMicroBatchStream {
   /** Pauses between attempts at the first listing of the shards while Kinesis cannot be reached. */
   private val ListRetryMinMs = 500L
   private val ListRetryMaxMs = 10000L
+
+  /**
+   * An offset [[KinesisMicroBatchStream.latestOffset]] returned and what it was worked out from: the start
+   * (the same object: Spark passes the batch's start again until a batch runs), the limit, the shards as
+   * listed (the same listing: the discovery keeps its list between refreshes) and the catalog's version
+   * before the offset was worked out.
+   */
+  private final case class LatestAnswer(
+      from: KinesisSourceOffset,
+      limit: ReadLimit,
+      listed: Map[ShardKey, ShardInfo],
+      catalogVersion: Long,
+      offset: KinesisSourceOffset) {
+
+    def answers(
+        start: KinesisSourceOffset,
+        asked: ReadLimit,
+        shards: Map[ShardKey, ShardInfo],
+        version: Long): Boolean =
+      (start eq from) && asked == limit && (shards eq listed) && version == catalogVersion
+  }
 
   /** The id of the streaming query whose thread calls, as Spark sets it; stable across restarts. */
   def streamingQueryId(): Option[String] =

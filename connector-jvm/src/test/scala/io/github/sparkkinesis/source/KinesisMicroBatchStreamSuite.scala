@@ -2,8 +2,9 @@
 package io.github.sparkkinesis.source
 
 import io.github.sparkkinesis.config._
-import io.github.sparkkinesis.offsets.{ShardKey, ShardPosition}
+import io.github.sparkkinesis.offsets.{KinesisSourceOffset, ShardKey, ShardPosition}
 import io.github.sparkkinesis.testing.{StopsFixtureStreams, StreamFixture}
+import org.apache.spark.sql.connector.read.streaming.ReadLimit
 import org.scalatest.concurrent.Eventually
 import org.scalatest.funsuite.AnyFunSuite
 import org.scalatest.time.{Seconds, Span}
@@ -191,6 +192,29 @@ class KinesisMicroBatchStreamSuite extends AnyFunSuite with StopsFixtureStreams 
     val f = new Fixture(InitialPosition.TrimHorizon, streams = Seq("missing"))
     val e = intercept[io.github.sparkkinesis.errors.KinesisException](f.stream.initialOffset())
     assert(e.getMessage.contains("Stream 'missing' was not found at fake-kinesis (region us-east-1)"))
+  }
+
+  test("asked again with nothing new, the offset is the one already worked out; new records move it") {
+    val f = new StreamFixture(InitialPosition.TrimHorizon, shardFetchIntervalMs = 60000)
+    val Seq(a, b) = f.api.createStream("s", 2)
+    f.api.put("s", a, "a1")
+    val (_, offset) = f.readAll(f.initial, 1)
+    // Spark asks about every 10 ms while nothing arrives, from the start it hands back as JSON each time:
+    // the same answer, as it was.
+    def askAsSparkDoes() = f.latest(f.stream.deserializeOffset(offset.json))
+    val same = eventually {
+      val first = askAsSparkDoes()
+      val again = askAsSparkDoes()
+      assert(again eq first, "worked out again although nothing changed")
+      again
+    }
+    assert(same == offset)
+    f.api.put("s", b, "b1")
+    val moved = f.next(offset)
+    assert(f.read(offset, moved) == Seq(b -> "b1"))
+    // A limit other than the one asked with is not answered from before.
+    assert(f.stream.latestOffset(offset, ReadLimit.maxRows(1)).asInstanceOf[KinesisSourceOffset] == moved)
+    f.stream.stop()
   }
 
   test("the no-argument latestOffset is not used") {

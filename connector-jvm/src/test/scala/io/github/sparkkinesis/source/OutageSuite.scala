@@ -6,13 +6,20 @@ import io.github.sparkkinesis.config.InitialPosition
 import io.github.sparkkinesis.errors.{ErrorCondition, KinesisException}
 import io.github.sparkkinesis.testing.{DelegatingKinesisApi, StopsFixtureStreams, StreamFixture}
 import org.apache.hadoop.conf.Configuration
+import org.scalatest.concurrent.Eventually
 import org.scalatest.funsuite.AnyFunSuite
+import org.scalatest.time.{Seconds, Span}
 
 /** Kinesis unreachable while a source runs, or when it starts: the query goes on, says so, and is bounded. */
-class OutageSuite extends AnyFunSuite with StopsFixtureStreams {
+class OutageSuite extends AnyFunSuite with StopsFixtureStreams with Eventually {
 
-  private class Fixture(outageTimeoutMs: Option[Long])
-      extends StreamFixture(InitialPosition.TrimHorizon, outageTimeoutMs = outageTimeoutMs) {
+  implicit override val patienceConfig: PatienceConfig = PatienceConfig(timeout = Span(20, Seconds))
+
+  private class Fixture(outageTimeoutMs: Option[Long], shardFetchIntervalMs: Long = 0)
+      extends StreamFixture(
+        InitialPosition.TrimHorizon,
+        outageTimeoutMs = outageTimeoutMs,
+        shardFetchIntervalMs = shardFetchIntervalMs) {
     val shard: String = api.createStream("s", 1).head
     def putAll(from: Int, until: Int): Unit = (from until until).foreach(i => api.put("s", shard, s"r$i"))
   }
@@ -60,6 +67,28 @@ class OutageSuite extends AnyFunSuite with StopsFixtureStreams {
     assert(e.getCondition == "KINESIS_UNAVAILABLE", e.getMessage)
     assert(e.getMessage.contains("to read stream 's' has failed for 6"), e.getMessage)
     assert(e.getMessage.contains("The last failure: Connection refused"), e.getMessage)
+  }
+
+  test("an outage fails the query at outageTimeout though every offset asked for is the one before") {
+    val f = new Fixture(Some(60000), shardFetchIntervalMs = 3600000)
+    f.putAll(0, 3)
+    val (_, offset) = f.readAll(f.initial, 3)
+    f.api.down = true
+    // Prefetching meets the outage first (the shards are listed once an hour).
+    val jobs = f.runtime.jobsRun
+    eventually(assert(f.runtime.jobsRun >= jobs + 2))
+    var asked = 0
+    val e = intercept[KinesisException] {
+      try {
+        (1 to 100).foreach { _ =>
+          f.clock.advance(1000)
+          assert(f.latest(offset) == offset)
+          asked += 1
+        }
+      } finally f.stream.stop()
+    }
+    assert(e.getCondition == "KINESIS_UNAVAILABLE", e.getMessage)
+    assert(asked >= 55 && asked <= 62, s"failed after $asked seconds of outage, not at the 60 s outageTimeout")
   }
 
   test("at start the shards are listed again until Kinesis answers, within outageTimeout") {

@@ -26,7 +26,8 @@ class StreamFixture(
     limits: TriggerLimits = TriggerLimits(None, None),
     prefetch: PrefetchConfig => PrefetchConfig = identity,
     consumer: ConsumerConfig = DefaultConfigs.Polling,
-    outageTimeoutMs: Option[Long] = Some(600000)) {
+    outageTimeoutMs: Option[Long] = Some(600000),
+    shardFetchIntervalMs: Long = 0) {
   private implicit val patience: Eventually.PatienceConfig = StreamFixture.Patience
   val clock = new ManualClock()
   val api = new FakeKinesisApi(clock)
@@ -34,7 +35,7 @@ class StreamFixture(
   val config = KinesisSourceConfig(
     streams,
     position,
-    shardFetchIntervalMs = 0,
+    shardFetchIntervalMs = shardFetchIntervalMs,
     maxShardsPerDescribe = 100,
     prefetch(DefaultConfigs.Prefetch.copy(maxRecordsPerFetch = maxRecords, maxFetchDurationMs = 1000)),
     limits,
