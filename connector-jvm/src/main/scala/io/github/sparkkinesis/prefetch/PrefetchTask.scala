@@ -21,7 +21,9 @@ import org.slf4j.LoggerFactory
  *    is handed over as soon as it is there instead of waiting out `maxFetchDuration`;
  *  - every shard has been caught up, with nothing new, for [[PrefetchTask.IdleEndMs]]: an idle task gives
  *    its core back to the query's own tasks, and the next prefetch job polls on where it left off;
- *  - every shard is finished (closed and read, or past the AvailableNow cut-off).
+ *  - every shard is finished (closed and read, or past the AvailableNow cut-off);
+ *  - it holds [[PrefetchTask.MaxHeldBytes]] of records, so that a task reading many shards at their full
+ *    rate, or a backlog at memory speed, holds a bounded share of the executor's heap.
  * Then each shard's records are stored as one block, serialized, in memory and on disk. A Kinesis failure
  * ends that shard's reading and is reported with the shard's outcome; the driver decides what follows. A
  * task Spark cancels stops within [[PrefetchTask.PollMs]] and stores nothing.
@@ -34,6 +36,16 @@ private[sparkkinesis] object PrefetchTask {
 
   /** How long a task whose shards are all at their tip, with nothing new, goes on polling. */
   val IdleEndMs = 1000L
+
+  /**
+   * The records a task holds before it hands them over: their data, and [[RecordHeapBytes]] a record for
+   * the objects around it. A task may go past it by the calls in flight when it is reached (at most 10 MiB
+   * a call), and storing the blocks takes as much again while it lasts.
+   */
+  val MaxHeldBytes: Long = 64L * 1024 * 1024
+
+  /** About what a record costs on the heap besides its data: the record, its key and sequence number. */
+  private val RecordHeapBytes = 200L
 
   private lazy val threads = DaemonThreads.cachedPool("kinesis-prefetch")
 
@@ -161,9 +173,9 @@ private[sparkkinesis] object PrefetchTask {
         if (wait > 0) clock.sleep(math.min(wait, PollMs))
         else {
           try {
-            val before = fetcher.recordCount
+            val (records, bytes) = (fetcher.recordCount, fetcher.bytes)
             fetcher.fetchOnce()
-            progress.addRecords(fetcher.recordCount - before)
+            progress.addRecords(fetcher.recordCount - records, fetcher.bytes - bytes)
             if (fetcher.caughtUp) count(next)
           } catch {
             case e: KinesisApiException =>
@@ -189,14 +201,18 @@ private[sparkkinesis] object PrefetchTask {
   private final class Progress(startedAt: Long, val deadline: Long, shards: Int, cancelled: () => Boolean) {
     private val behind = new AtomicInteger(shards)
     private val records = new AtomicLong()
+    private val held = new AtomicLong()
     @volatile private var stopped = false
 
     def shardCaughtUp(): Unit = behind.decrementAndGet()
-    def addRecords(n: Int): Unit = records.addAndGet(n.toLong)
+    def addRecords(n: Int, bytes: Long): Unit = {
+      records.addAndGet(n.toLong)
+      held.addAndGet(bytes + n * RecordHeapBytes)
+    }
     def stop(): Unit = stopped = true
 
     def over(now: Long): Boolean =
-      stopped || cancelled() || now >= deadline || (behind
-        .get() <= 0 && (records.get() > 0 || now >= startedAt + IdleEndMs))
+      stopped || cancelled() || now >= deadline || held.get() >= MaxHeldBytes ||
+        (behind.get() <= 0 && (records.get() > 0 || now >= startedAt + IdleEndMs))
   }
 }

@@ -72,6 +72,25 @@ class PrefetchTaskSuite extends AnyFunSuite {
     assert(outcomes.head.data.map(_.records).contains(25L * 10), "25 calls of 10 records, 400 ms apart")
   }
 
+  test("a task holding MaxHeldBytes of records hands them over, though its shards are behind") {
+    val api = new FakeKinesisApi(new ManualClock())
+    val shards = api.createStream("s", 2)
+    val megabyte = new Array[Byte](1024 * 1024)
+    shards.foreach(id => (1 to 100).foreach(i => api.putBytes("s", id, megabyte, s"k$i")))
+    // A backlog read as fast as Kinesis' limits allow: 5 calls a second, of 10 MiB each.
+    val unpaced = config.copy(minFetchPeriodMs = 200, maxFetchBytesPerSecond = 1L << 30)
+    val started = System.currentTimeMillis()
+    val outcomes =
+      PrefetchTask.run(spec(shards), unpaced, api, new InMemoryBlockStore, SystemClock, 1)
+    val held = outcomes.flatMap(_.data).map(_.bytes).sum
+    assert(System.currentTimeMillis() - started < 5000, "not waiting out maxFetchDuration")
+    // Calls of 10 MiB on two threads: the bound, plus at most the other thread's call in flight.
+    assert(
+      held >= PrefetchTask.MaxHeldBytes - 20 * megabyte.length && held < PrefetchTask.MaxHeldBytes + 20 * megabyte.length,
+      held)
+    assert(outcomes.forall(_.data.exists(_.records > 0)), "both shards were read")
+  }
+
   test("a failed call ends that shard's reading and is reported; the other shards go on") {
     val api = new FakeKinesisApi(new ManualClock())
     val shards = api.createStream("s", 1)
