@@ -12,13 +12,28 @@ private[sparkkinesis] object SequenceNumbers {
    */
   def compare(a: String, aSub: Option[Long], b: String, bSub: Option[Long]): Int = {
     val bySequence = compare(a, b)
-    if (bySequence != 0) bySequence
-    else
-      (aSub, bSub) match {
-        case (Some(x), Some(y)) => java.lang.Long.compare(x, y)
-        case (Some(_), None) => -1
-        case (None, Some(_)) => 1
-        case (None, None) => 0
-      }
+    if (bySequence != 0) bySequence else compareSubs(aSub.getOrElse(-1L), bSub)
+  }
+
+  /**
+   * As above, for a sequence number held as ASCII digits in `a` from `at` for `length` bytes, and a
+   * sub-sequence number of -1 for a whole Kinesis record: compared where it lies, without a String.
+   */
+  def compare(a: Array[Byte], at: Int, length: Int, aSub: Long, b: String, bSub: Option[Long]): Int = {
+    var bySequence = Integer.compare(length, b.length)
+    var i = 0
+    while (bySequence == 0 && i < length) {
+      bySequence = Integer.compare(a(at + i).toChar, b.charAt(i))
+      i += 1
+    }
+    if (bySequence != 0) bySequence else compareSubs(aSub, bSub)
+  }
+
+  /** A sub-sequence number (-1: a whole record) against another. */
+  private def compareSubs(aSub: Long, bSub: Option[Long]): Int = (aSub >= 0, bSub) match {
+    case (true, Some(y)) => java.lang.Long.compare(aSub, y)
+    case (true, None) => -1
+    case (false, Some(_)) => 1
+    case (false, None) => 0
   }
 }

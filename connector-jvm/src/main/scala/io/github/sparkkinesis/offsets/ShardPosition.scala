@@ -45,9 +45,6 @@ private[sparkkinesis] object ShardPosition {
       SequenceNumbers.compare(sequenceNumber, subSequenceNumber, other.sequenceNumber, other.subSequenceNumber) <= 0
   }
 
-  /** The position just after a record. */
-  def after(record: KinesisRecord): After = After(record.sequenceNumber, record.subSequenceNumber)
-
   /** A closed shard read to its end: nothing is left. */
   case object ShardEnd extends ShardPosition {
     def resumeAt: Option[IteratorStart] = None

@@ -1,17 +1,17 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.github.sparkkinesis.prefetch
 
-import io.github.sparkkinesis.client.{KinesisApi, KinesisRecord}
+import io.github.sparkkinesis.client.KinesisApi
 import io.github.sparkkinesis.config.PrefetchConfig
 import io.github.sparkkinesis.errors.KinesisErrors
-import io.github.sparkkinesis.offsets.ShardPosition
 import io.github.sparkkinesis.util.Clock
 import org.slf4j.LoggerFactory
 
 /**
  * Reads the records of a stretch of a shard, (from, to]: from its prefetched block when the block is still
- * there, else again from Kinesis by sequence number, so a batch holds the same records either way. Used by
- * the partition readers, and by the driver when a trigger limit cuts a stretch in two.
+ * there, else again from Kinesis by sequence number, so a batch holds the same records either way, in the
+ * same form: a [[RecordCursor]] over encoded records. Used by the partition readers, and by the driver when
+ * a trigger limit cuts a stretch in two.
  */
 private[sparkkinesis] object SegmentReader {
   private val log = LoggerFactory.getLogger(getClass)
@@ -26,46 +26,26 @@ private[sparkkinesis] object SegmentReader {
       store: BlockStore,
       api: => KinesisApi,
       reading: PrefetchConfig,
-      clock: Clock): (Source, Iterator[KinesisRecord]) =
+      clock: Clock): (Source, RecordCursor) =
     segment.block.flatMap(store.get) match {
       case Some(records) => (FromBlock, clip(segment, records))
       case None =>
         segment.block.foreach { b =>
           log.info(s"Prefetched block ${b.name} of ${segment.shard} is gone; reading its range from Kinesis")
         }
-        (FromKinesis, new ShardRangeReader(api, segment.shard, segment.from, segment.lastRecord, reading, clock))
+        val range = new ShardRangeReader(api, segment.shard, segment.from, segment.lastRecord, reading, clock)
+        (FromKinesis, RecordCursor.of(range))
     }
 
   /** The block's records within the stretch; fails if the block does not reach the stretch's end. */
-  private def clip(segment: Segment, records: Iterator[KinesisRecord]): Iterator[KinesisRecord] = {
-    val after = segment.from match {
-      case from: ShardPosition.After => records.dropWhile(from.covers)
-      case _ => records
+  private def clip(segment: Segment, records: RecordCursor): RecordCursor =
+    records.clip(segment.from, segment.lastRecord) {
+      KinesisErrors.rangeIncomplete(
+        segment.shard.stream,
+        segment.shard.shardId,
+        segment.from.toString,
+        s"sequence number ${segment.lastRecord.fold("?")(_.sequenceNumber)}",
+        s"the end of block ${segment.block.fold("?")(_.name)}"
+      )
     }
-    segment.lastRecord match {
-      case None => after
-      case Some(last) =>
-        val within = after.takeWhile(last.covers).buffered
-        new Iterator[KinesisRecord] {
-          private var reached = false
-          override def hasNext: Boolean = within.hasNext || {
-            if (!reached)
-              throw KinesisErrors.rangeIncomplete(
-                segment.shard.stream,
-                segment.shard.shardId,
-                segment.from.toString,
-                s"sequence number ${last.sequenceNumber}",
-                s"the end of block ${segment.block.fold("?")(_.name)}"
-              )
-            false
-          }
-          override def next(): KinesisRecord = {
-            val r = within.next()
-            if (r.sequenceNumber == last.sequenceNumber && last.subSequenceNumber.forall(r.subSequenceNumber.contains))
-              reached = true
-            r
-          }
-        }
-    }
-  }
 }

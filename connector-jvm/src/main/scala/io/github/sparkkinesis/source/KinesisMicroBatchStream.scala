@@ -297,13 +297,15 @@ private[sparkkinesis] final class KinesisMicroBatchStream(
       var count = 0L
       var bytes = 0L
       var last = Option.empty[ShardPosition.After]
-      records
-        .takeWhile(r => count < minimum || (count < crossing.records && bytes + r.data.length <= crossing.bytes))
-        .foreach { r =>
+      var fits = true
+      while (fits && records.next()) {
+        fits = count < minimum || (count < crossing.records && bytes + records.dataLength <= crossing.bytes)
+        if (fits) {
           count += 1
-          bytes += r.data.length
-          last = Some(ShardPosition.after(r))
+          bytes += records.dataLength
+          last = Some(records.position)
         }
+      }
       (count, bytes, last)
     }
     last.map(at => segment.shard -> catalog.cut(segment, at, count, bytes))

@@ -1,8 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.github.sparkkinesis.source
 
-import io.github.sparkkinesis.client.KinesisRecord
-import io.github.sparkkinesis.prefetch.{PrefetchRuntime, Segment, SegmentReader}
+import io.github.sparkkinesis.prefetch.{PrefetchRuntime, RecordCursor, Segment, SegmentReader}
 import io.github.sparkkinesis.util.SystemClock
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.connector.metric.CustomTaskMetric
@@ -25,8 +24,8 @@ private[sparkkinesis] final class KinesisPartitionReader(partition: KinesisInput
   private val log = LoggerFactory.getLogger(getClass)
   private val startedAt = System.nanoTime()
   private val remaining = partition.segments.iterator
-  private var records: Iterator[KinesisRecord] = Iterator.empty
-  private var toRow: KinesisRecord => InternalRow = _
+  private var records = Option.empty[RecordCursor]
+  private var rows: KinesisRecordSchema.RowWriter = _
   private var current: InternalRow = _
   private var readingBlock = false
   private var fromBlocks = 0L
@@ -35,12 +34,16 @@ private[sparkkinesis] final class KinesisPartitionReader(partition: KinesisInput
   private var blocksGone = 0
 
   override def next(): Boolean = {
-    while (!records.hasNext && remaining.hasNext) open(remaining.next())
-    records.hasNext && {
-      val record = records.next()
+    var found = records.exists(_.next())
+    while (!found && remaining.hasNext) {
+      open(remaining.next())
+      found = records.exists(_.next())
+    }
+    found && {
+      val record = records.get
       if (readingBlock) fromBlocks += 1 else fromKinesis += 1
-      bytes += record.data.length
-      current = toRow(record)
+      bytes += record.dataLength
+      current = rows.rowOf(record)
       true
     }
   }
@@ -55,8 +58,8 @@ private[sparkkinesis] final class KinesisPartitionReader(partition: KinesisInput
     )
     readingBlock = source == SegmentReader.FromBlock
     if (!readingBlock && segment.block.isDefined) blocksGone += 1
-    toRow = KinesisRecordSchema.rowsOf(segment.shard)
-    records = read
+    rows = new KinesisRecordSchema.RowWriter(segment.shard)
+    records = Some(read)
   }
 
   override def get(): InternalRow = current

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.github.sparkkinesis.source
 
-import io.github.sparkkinesis.client.KinesisRecord
 import io.github.sparkkinesis.offsets.ShardKey
-import org.apache.spark.sql.catalyst.expressions.GenericInternalRow
+import io.github.sparkkinesis.prefetch.RecordCursor
+import org.apache.spark.sql.catalyst.expressions.codegen.UnsafeRowWriter
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.types._
 import org.apache.spark.unsafe.types.UTF8String
@@ -23,21 +23,25 @@ private[sparkkinesis] object KinesisRecordSchema {
   )
 
   /**
-   * A converter for the records of one shard; reuses the stream and shard strings across rows, and builds
-   * each row on its array of values (`InternalRow(...)` copies its arguments into one first).
+   * Writes the rows of one shard's records, each copied once from where it lies in its block into an
+   * `UnsafeRow` (the form Spark keeps rows in), with no String or object per record. The row returned is
+   * reused by the next call, as Spark's own readers do: valid until the reader moves on.
    */
-  def rowsOf(key: ShardKey): KinesisRecord => InternalRow = {
-    val stream = UTF8String.fromString(key.stream)
-    val shardId = UTF8String.fromString(key.shardId)
-    record =>
-      new GenericInternalRow(
-        Array[Any](
-          UTF8String.fromString(record.partitionKey),
-          record.data,
-          stream,
-          shardId,
-          UTF8String.fromString(record.sequenceNumber),
-          record.approximateArrivalMillis * 1000L
-        ))
+  final class RowWriter(key: ShardKey) {
+    private val stream = UTF8String.fromString(key.stream)
+    private val shardId = UTF8String.fromString(key.shardId)
+    private val writer = new UnsafeRowWriter(schema.length, 256)
+
+    def rowOf(r: RecordCursor): InternalRow = {
+      writer.reset()
+      writer.zeroOutNullBytes()
+      writer.write(0, r.bytes, r.keyAt, r.keyLength)
+      writer.write(1, r.bytes, r.dataAt, r.dataLength)
+      writer.write(2, stream)
+      writer.write(3, shardId)
+      writer.write(4, r.bytes, r.sequenceNumberAt, r.sequenceNumberLength)
+      writer.write(5, r.arrivalMillis * 1000L)
+      writer.getRow
+    }
   }
 }

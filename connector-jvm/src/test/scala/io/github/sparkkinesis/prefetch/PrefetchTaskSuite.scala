@@ -43,7 +43,7 @@ class PrefetchTaskSuite extends AnyFunSuite {
       assert(segment.from == ShardPosition.TrimHorizon)
       assert(segment.to == ShardPosition.After(seqs.last))
       assert(segment.records == 25)
-      assert(store.get(segment.block.get).get.map(_.sequenceNumber).toSeq == seqs)
+      assert(store.get(segment.block.get).get.records.map(_.sequenceNumber).toSeq == seqs)
     }
     assert(outcomes.find(_.shard.shardId == shards(2)).get.data.isEmpty, "an empty shard stores no block")
     assert(store.ids == Set((7, 3000L), (7, 3001L)))

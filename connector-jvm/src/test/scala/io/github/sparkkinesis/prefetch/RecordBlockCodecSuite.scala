@@ -17,7 +17,7 @@ class RecordBlockCodecSuite extends AnyFunSuite {
 
   test("records survive encoding, empty payloads and non-ASCII keys included") {
     val records = (0 until 100).map(i => record(i, i % 5))
-    assert(same(RecordBlockCodec.decode(RecordBlockCodec.encode(records).iterator).toSeq, records))
+    assert(same(RecordBlockCodec.decode(RecordBlockCodec.encode(records).iterator).records.toSeq, records))
   }
 
   test("large blocks are split into chunks of about ChunkBytes") {
@@ -25,7 +25,7 @@ class RecordBlockCodecSuite extends AnyFunSuite {
     val chunks = RecordBlockCodec.encode(records)
     assert(chunks.size == 3)
     assert(chunks.forall(_.length <= RecordBlockCodec.ChunkBytes + 1024 * 1024 + 100))
-    assert(same(RecordBlockCodec.decode(chunks.iterator).toSeq, records))
+    assert(same(RecordBlockCodec.decode(chunks.iterator).records.toSeq, records))
   }
 
   test("no records, no chunks") {

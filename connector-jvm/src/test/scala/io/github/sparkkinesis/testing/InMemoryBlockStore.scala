@@ -20,7 +20,7 @@ final class InMemoryBlockStore extends BlockStore {
     BlockRef(streamId, uniqueId, "exec-1", "host-1")
   }
 
-  override def get(block: BlockRef): Option[Iterator[KinesisRecord]] =
+  override def get(block: BlockRef): Option[RecordCursor] =
     Option(blocks.get((block.streamId, block.uniqueId))).map(chunks => RecordBlockCodec.decode(chunks.iterator))
 
   override def remove(refs: Seq[BlockRef]): Unit = synchronized {
