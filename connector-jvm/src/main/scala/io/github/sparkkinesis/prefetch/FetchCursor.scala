@@ -10,9 +10,11 @@ package io.github.sparkkinesis.prefetch
  * @param recordsPerCall  records asked for per call: maxRecordsPerFetch, halved while throttled
  * @param executor        where the last task ran (Spark's `executor_<host>_<id>`): an enhanced fan-out
  *                        subscription it left open waits there for the next task
+ * @param quietCalls      polling: calls in a row that found nothing new at the shard's tip
  */
 private[sparkkinesis] final case class FetchCursor(
     iterator: Option[String],
     notBeforeMs: Long,
     recordsPerCall: Int,
-    executor: Option[String] = None)
+    executor: Option[String] = None,
+    quietCalls: Int = 0)

@@ -14,6 +14,9 @@ import org.slf4j.LoggerFactory
  *  - at most `maxRecordsPerFetch` records per call;
  *  - calls at least `minFetchPeriod` apart;
  *  - on average at most `maxFetchRate`: after a call that returned `b` bytes the next waits `b / rate`;
+ *  - a quiet shard, whose calls find nothing new at its tip, is called less often: from the second such
+ *    call in a row each doubles the pause, up to `quietPeriodMs`; any record ends it. A thread that reads
+ *    many shards so spends its calls where records are (see [[PrefetchTask]] for the bound it sets);
  *  - when throttled, half as many records per call and a five-second pause; the size doubles back with each
  *    call that succeeds.
  *
@@ -24,20 +27,22 @@ private[prefetch] final class PolledReads(
     key: ShardKey,
     config: PrefetchConfig,
     start: FetchCursor,
-    clock: Clock)
+    clock: Clock,
+    quietPeriodMs: Long = 0L)
     extends ShardReads {
   import PolledReads._
 
   private var iterator = start.iterator
   private var notBefore = start.notBeforeMs
   private var recordsPerCall = start.recordsPerCall
+  private var quietCalls = start.quietCalls
   private var made = 0
   private var answeredAt = Option.empty[Long]
 
   override def nextStepAt: Long = notBefore
   override def calls: Int = made
   override def lastAnsweredAt: Option[Long] = answeredAt
-  override def cursor: FetchCursor = FetchCursor(iterator, notBefore, recordsPerCall)
+  override def cursor: FetchCursor = FetchCursor(iterator, notBefore, recordsPerCall, quietCalls = quietCalls)
   override def reset(): Unit = iterator = None
   override def close(): Unit = ()
 
@@ -47,6 +52,14 @@ private[prefetch] final class PolledReads(
     answeredAt = Some(startedAt)
     step
   }
+
+  /** The pause after a call: minFetchPeriod, longer for a quiet shard. */
+  private def period: Long =
+    if (quietCalls <= 1) config.minFetchPeriodMs
+    else
+      math.max(
+        config.minFetchPeriodMs,
+        math.min(quietPeriodMs, config.minFetchPeriodMs << math.min(quietCalls - 1, 20)))
 
   private def call(resumeAt: => IteratorStart, startedAt: Long): ReadStep = {
     val current = iterator.getOrElse {
@@ -61,7 +74,8 @@ private[prefetch] final class PolledReads(
       recordsPerCall = math.min(config.maxRecordsPerFetch, recordsPerCall * 2)
       iterator = batch.nextIterator
       val bytes = batch.records.iterator.map(_.data.length.toLong).sum
-      notBefore = startedAt + math.max(config.minFetchPeriodMs, bytes * 1000 / config.maxFetchBytesPerSecond)
+      quietCalls = if (batch.records.isEmpty && batch.millisBehindLatest == 0) quietCalls + 1 else 0
+      notBefore = startedAt + math.max(period, bytes * 1000 / config.maxFetchBytesPerSecond)
       ReadStep.Read(
         batch.records,
         batch.millisBehindLatest,

@@ -44,6 +44,9 @@ private[sparkkinesis] object PrefetchTask {
    */
   val MaxHeldBytes: Long = 64L * 1024 * 1024
 
+  /** The longest a quiet polled shard waits between calls: a new record is seen within about that. */
+  val MaxQuietPeriodMs = 2000L
+
   /** About what a record costs on the heap besides its data: the record, its key and sequence number. */
   private val RecordHeapBytes = 200L
 
@@ -64,7 +67,9 @@ private[sparkkinesis] object PrefetchTask {
   ): Seq[ShardFetchOutcome] = {
     val startedAt = clock.nowMillis()
     val progress = new Progress(startedAt, startedAt + config.maxFetchDurationMs, spec.shards.size, cancelled)
-    val fetchers = spec.shards.map(s => new ShardFetcher(api, s, config, spec.arrivedBefore, clock, subscriptions))
+    val quiet = quietPeriodMs(spec.shards, config)
+    val fetchers =
+      spec.shards.map(s => new ShardFetcher(api, s, config, spec.arrivedBefore, clock, subscriptions, quiet))
     val futures = lanes(fetchers, config.shardsPerTask).map { lane =>
       threads.submit(new Callable[Seq[(ShardFetcher, Option[FetchFailure])]] {
         override def call(): Seq[(ShardFetcher, Option[FetchFailure])] =
@@ -129,9 +134,25 @@ private[sparkkinesis] object PrefetchTask {
    */
   private[prefetch] def lanes(fetchers: Seq[ShardFetcher], threads: Int): Seq[IndexedSeq[ShardFetcher]] = {
     val (subscribed, polled) = fetchers.toIndexedSeq.partition(_.subscribes)
-    val pollingThreads = math.min(polled.size, math.max(1, threads - subscribed.size))
+    val threadsPolling = pollingThreads(polled.size, subscribed.size, threads)
     subscribed.map(IndexedSeq(_)) ++
-      (0 until pollingThreads).map(t => (t until polled.size by pollingThreads).map(polled))
+      (0 until threadsPolling).map(t => (t until polled.size by threadsPolling).map(polled))
+  }
+
+  private def pollingThreads(polled: Int, subscribed: Int, threads: Int): Int =
+    math.min(polled, math.max(1, threads - subscribed))
+
+  /**
+   * How long a quiet polled shard may wait between calls ([[PolledReads]]): `minFetchPeriod` times the
+   * shards its thread reads, at most [[MaxQuietPeriodMs]]. A shard with a thread of its own is called
+   * every `minFetchPeriod` as asked; a thread reading many calls its quiet shards less often, so that at a
+   * thousand shards on a few cores it does not spend its calls (and the cores) on shards with nothing new.
+   */
+  private[prefetch] def quietPeriodMs(shards: Seq[ShardFetchSpec], config: PrefetchConfig): Long = {
+    val polled = shards.count(_.consumerArn.isEmpty)
+    val threads = pollingThreads(polled, shards.size - polled, config.shardsPerTask)
+    val perThread = if (threads == 0) 0 else (polled + threads - 1) / threads
+    math.min(MaxQuietPeriodMs, config.minFetchPeriodMs * math.max(1, perThread))
   }
 
   /**

@@ -25,12 +25,13 @@ private[sparkkinesis] final class ShardFetcher(
     config: PrefetchConfig,
     arrivedBefore: Long,
     clock: Clock,
-    subscriptions: => SubscriptionPool = SubscriptionPool.shared) {
+    subscriptions: => SubscriptionPool = SubscriptionPool.shared,
+    quietPeriodMs: Long = 0L) {
 
   private val key = spec.shard
   private val reads: ShardReads = spec.consumerArn match {
     case Some(consumer) => new SubscribedReads(api, key, consumer, config, spec.cursor, subscriptions, clock)
-    case None => new PolledReads(api, key, config, spec.cursor, clock)
+    case None => new PolledReads(api, key, config, spec.cursor, clock, quietPeriodMs)
   }
 
   private val fetched = ArrayBuffer.empty[KinesisRecord]
