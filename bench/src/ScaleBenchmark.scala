@@ -12,6 +12,7 @@ import scala.util.Random
 
 import io.github.sparkkinesis.bench.synthetic.{StreamSpec, SyntheticKinesis}
 import org.apache.spark.sql.{DataFrame, SparkSession}
+import org.apache.spark.sql.streaming.StreamingQuery
 import software.amazon.awssdk.core.SdkBytes
 import software.amazon.awssdk.services.kinesis.model.PutRecordRequest
 
@@ -37,6 +38,7 @@ object ScaleBenchmark {
   final case class Result(
       shards: Int,
       firstBatchMillis: Option[Long],
+      firstBatchSteps: Seq[(String, Long)],
       backlogMillis: Option[Long],
       latencies: Seq[Long],
       recordsPut: Int,
@@ -112,6 +114,7 @@ object ScaleBenchmark {
       Result(
         shards,
         firstBatch,
+        firstBatchSteps(query, startedAt),
         backlogRead,
         latencies,
         seconds,
@@ -126,6 +129,19 @@ object ScaleBenchmark {
       )
     } finally query.stop()
   }
+
+  /**
+   * Where the time to the first batch with rows went: from start() to the trigger that ran it (Spark's
+   * start, the query's first triggers), then that trigger's own steps as Spark times them.
+   */
+  private def firstBatchSteps(query: StreamingQuery, startedAt: Long): Seq[(String, Long)] =
+    query.recentProgress.find(_.numInputRows > 0).toSeq.flatMap { p =>
+      val triggeredAt = java.time.Instant.parse(p.timestamp).toEpochMilli
+      val steps = p.durationMs.asScala.toSeq.collect {
+        case (step, ms) if step != "triggerExecution" && ms.longValue > 0 => step -> ms.longValue
+      }
+      ("until its trigger" -> (triggeredAt - startedAt)) +: steps.sortBy(-_._2)
+    }
 
   /** Waits up to `seconds` for `done`; the time it took, or None if it did not come. */
   private def waitFor(done: => Boolean, seconds: Int): Option[Long] = {
@@ -182,6 +198,8 @@ object ScaleBenchmark {
       println(
         s"  start() to the first batch with rows: ${ms(r.firstBatchMillis)}; to the whole backlog: ${ms(r.backlogMillis)}")
       println(
+        "  the first batch with rows: " + r.firstBatchSteps.map { case (step, v) => s"$step $v ms" }.mkString(", "))
+      println(
         s"  a record put to its row, quiet stream (${r.latencies.size} of ${r.recordsPut}): p50 ${ms(percentile(r.latencies, 50))}, " +
           s"p99 ${ms(percentile(r.latencies, 99))}, max ${ms(largest(r.latencies))}")
       println(
@@ -202,6 +220,9 @@ object ScaleBenchmark {
     val body = results
       .map { r =>
         s"""    {"shards": ${r.shards}, "startToFirstBatchMillis": ${json(r.firstBatchMillis)}, """ +
+          s""""firstBatchStepsMillis": {${r.firstBatchSteps
+              .map { case (k, v) => "\"" + k + "\": " + v }
+              .mkString(", ")}}, """ +
           s""""startToBacklogReadMillis": ${json(r.backlogMillis)},\n""" +
           s"""      "recordsPut": ${r.recordsPut}, "recordsSeen": ${r.latencies.size}, "putToRowP50Millis": ${json(
               percentile(r.latencies, 50))}, """ +
