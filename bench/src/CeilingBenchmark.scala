@@ -208,7 +208,7 @@ object CeilingBenchmark {
       }
       .mkString(",\n")
     BenchKinesis.saveResults(
-      "ceiling-benchmark.json",
+      if (limits) "ceiling-benchmark-limits.json" else "ceiling-benchmark.json",
       command,
       s"synthetic Kinesis in the benchmark's JVM, Kinesis' limits ${if (limits) "on" else "off"}",
       Seq(s""""cases": [\n$json\n  ]""")

@@ -63,7 +63,8 @@ final class SyntheticKinesis private (server: HttpServer, pool: ExecutorService)
 
   /**
    * How many calls of each operation were made so far, and of them (as `<operation> throttled` or `<operation>
-   * refused`) how many were turned down.
+   * refused`) how many were turned down; `PutRecords records throttled` counts the records of PutRecords
+   * calls turned down one by one.
    */
   def callCounts: Map[String, Long] = calls.asScala.map { case (k, v) => k -> v.get }.toMap
 
@@ -93,7 +94,7 @@ final class SyntheticKinesis private (server: HttpServer, pool: ExecutorService)
             count(s"${operation.getOrElse("?")} ${if (r.code == Throttled) "throttled" else "refused"}")
             Answer(Some(r.code), Cbor.write()(g => { field(g, "__type", r.code); field(g, "message", r.getMessage) }))
         }
-      operation.foreach(count)
+      operation.foreach(count(_))
       val headers = exchange.getResponseHeaders
       headers.set("Content-Type", Cbor.ContentType)
       answer.errorType.foreach(headers.set("x-amzn-ErrorType", _))
@@ -103,7 +104,7 @@ final class SyntheticKinesis private (server: HttpServer, pool: ExecutorService)
       case NonFatal(_) => () // the client went away
     } finally exchange.close()
 
-  private def count(what: String): Unit = calls.computeIfAbsent(what, _ => new AtomicLong()).incrementAndGet()
+  private def count(what: String, n: Long = 1): Unit = calls.computeIfAbsent(what, _ => new AtomicLong()).addAndGet(n)
 
   // ---- operations ----
 
@@ -238,6 +239,8 @@ final class SyntheticKinesis private (server: HttpServer, pool: ExecutorService)
     }
     val now = System.currentTimeMillis()
     val results = entries.map(entry => put(stream, entry, now))
+    val throttled = results.count(_.isLeft)
+    if (throttled > 0) count("PutRecords records throttled", throttled.toLong)
     ok(Cbor.write(entries.size * 100) { g =>
       g.writeNumberField("FailedRecordCount", results.count(_.isLeft))
       g.writeFieldName("Records")

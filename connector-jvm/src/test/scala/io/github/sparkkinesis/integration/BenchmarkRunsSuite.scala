@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.github.sparkkinesis.integration
 
-import io.github.sparkkinesis.bench.{CeilingBenchmark, ScaleBenchmark}
+import io.github.sparkkinesis.bench.{CeilingBenchmark, ScaleBenchmark, WriteBenchmark}
 import io.github.sparkkinesis.bench.synthetic.SyntheticKinesis
 import io.github.sparkkinesis.testing.SparkStreamingSuite
 import org.scalatest.funsuite.AnyFunSuite
@@ -21,6 +21,21 @@ class BenchmarkRunsSuite extends AnyFunSuite with SparkStreamingSuite {
         results.foreach(r => assert(r.connector.records == r.sdk.records && r.ratio > 0, r))
       }
     } finally kinesis.close()
+  }
+
+  test("the write benchmark's writers, throttled by the synthetic Kinesis' limits, lose nothing") {
+    val kinesis = SyntheticKinesis.start(threads = 4)
+    val target = new WriteBenchmark.Synthetic(kinesis, shards = 2, limits = true)
+    try {
+      // 1,250 records a shard against 1,000 a second: the plain writers are turned down and send again.
+      val results = WriteBenchmark.run(target, spark, count = 2500, payload = 100)
+      assert(results.map(_.rows) == Seq(2500L, 2500L, 2500L))
+      assert(results(2).kinesisRecords < 2500, "aggregated records are fewer than the rows")
+      assert(kinesis.callCounts.getOrElse("PutRecords records throttled", 0L) > 0, kinesis.callCounts)
+    } finally {
+      target.close()
+      kinesis.close()
+    }
   }
 
   test("the scale benchmark sees the backlog and every record put to a quiet stream") {
