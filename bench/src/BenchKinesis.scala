@@ -16,7 +16,7 @@ import org.apache.spark.sql.SparkSession
  * options that reach it, and the streams the benchmark creates (deleted at the end on a real endpoint; the
  * emulator goes with its data). Close it when done.
  */
-final class BenchKinesis(shards: Int) extends AutoCloseable {
+final class BenchKinesis(val shards: Int) extends AutoCloseable {
   val root = new File(sys.props.getOrElse("kinesis.test.root", "."))
   private val external = sys.env.get("KINESIS_ENDPOINT").filter(_.nonEmpty)
   private val region = external.flatMap(_ => sys.env.get("AWS_REGION")).getOrElse("us-east-1")

@@ -86,7 +86,8 @@ object ReadBenchmark {
         sdkSubscribedLatency(admin, live, latencyRecords),
         sparkLatency(spark, admin, live, options ++ Efo, latencyRecords)
       )
-      report(kinesis, throughput, latency, s"dev/bench $shards $perShard $payload $latencyRecords")
+      val startUp = Seq(false, true).map(lowLatency => startToFirstRow(spark, kinesis, lowLatency))
+      report(kinesis, throughput, latency, startUp, s"dev/bench $shards $perShard $payload $latencyRecords")
     } finally {
       spark.stop()
       kinesis.close()
@@ -311,6 +312,45 @@ object ReadBenchmark {
     Latency(name, latencies.asScala.toSeq)
   }
 
+  // ---- start-up ----
+
+  private val StartRuns = 3
+
+  /**
+   * From `start()` to the row of the one record a quiet stream holds (read from trim_horizon), the query's
+   * start included, [[StartRuns]] times on fresh streams: with the default options, or the low-latency ones.
+   */
+  private def startToFirstRow(spark: SparkSession, kinesis: BenchKinesis, lowLatency: Boolean): Latency = {
+    val settings =
+      if (lowLatency) Map("maxFetchDuration" -> "200ms", "minFetchPeriod" -> "210ms") else Map.empty[String, String]
+    val millis = (1 to StartRuns).map { _ =>
+      val stream = kinesis.newStream("bench-start")
+      kinesis.admin.putRecords(stream, Seq(PutRecord("key", "the only record".getBytes(UTF_8))))
+      val seenAt = new java.util.concurrent.atomic.AtomicLong()
+      val startedAt = System.currentTimeMillis()
+      val query = spark.readStream
+        .format("kinesis")
+        .options(kinesis.options ++ settings)
+        .option("streamName", stream)
+        .option("initialPosition", "trim_horizon")
+        .load()
+        .writeStream
+        .option("checkpointLocation", Files.createTempDirectory("bench-checkpoint").toString)
+        .foreachBatch { (batch: DataFrame, _: Long) =>
+          if (!batch.isEmpty) seenAt.compareAndSet(0L, System.currentTimeMillis())
+          ()
+        }
+        .start()
+      try waitFor(seenAt.get > 0, "the record's row")
+      finally query.stop()
+      seenAt.get - startedAt
+    }
+    Latency(
+      if (lowLatency) "start() to first row, maxFetchDuration 200ms, minFetchPeriod 210ms"
+      else "start() to first row, default options",
+      millis)
+  }
+
   private def waitFor(done: => Boolean, what: String): Unit = {
     val deadline = System.nanoTime() + 120L * 1000 * 1000 * 1000
     while (!done) {
@@ -325,6 +365,7 @@ object ReadBenchmark {
       kinesis: BenchKinesis,
       throughput: Seq[Throughput],
       latency: Seq[Latency],
+      startUp: Seq[Latency],
       command: String): Unit = {
     println(f"${"reader"}%-58s ${"records"}%8s ${"ms"}%7s ${"records/s"}%10s ${"MB/s"}%6s")
     throughput.foreach { r =>
@@ -337,6 +378,12 @@ object ReadBenchmark {
     latency.foreach { l =>
       println(f"${l.name}%-58s ${l.millis.size}%8d ${l.percentile(50)}%7d ${l.percentile(99)}%7d")
     }
+    println(
+      f"${s"quiet ${kinesis.shards}-shard stream with one record"}%-58s ${"runs"}%8s ${"p50 ms"}%7s ${"max ms"}%7s")
+    startUp.foreach(l => println(f"${l.name}%-58s ${l.millis.size}%8d ${l.percentile(50)}%7d ${l.millis.max}%7d"))
+    val startJson = startUp
+      .map(l => s"""    {"query": "${l.name}", "millis": [${l.millis.mkString(", ")}]}""")
+      .mkString(",\n")
     val throughputJson = throughput
       .map { r =>
         s"""    {"reader": "${r.name}", "records": ${r.records}, "bytes": ${r.bytes}, "millis": ${r.millis}, """ +
@@ -356,7 +403,8 @@ object ReadBenchmark {
         s""""throughput": [\n$throughputJson\n  ]""",
         f""""connectorToSdkThroughputRatio": $ratio%.3f""",
         f""""connectorToSdkThroughputRatioEfo": $efoRatio%.3f""",
-        s""""latency": [\n$latencyJson\n  ]"""
+        s""""latency": [\n$latencyJson\n  ]""",
+        s""""startToFirstRow": [\n$startJson\n  ]"""
       )
     )
   }
