@@ -13,8 +13,8 @@ import io.github.sparkkinesis.client.KinesisRecord
  * a version byte and a run of records written as (partition key, data, sequence number, arrival time,
  * sub-sequence number or -1), strings as UTF-8 and every length and number big-endian. A compact format of
  * our own, so that blocks cost neither Java serialization per record nor a Kryo registration, whatever
- * `spark.serializer` is. Each chunk is sized before it is written, so encoding allocates one array per
- * chunk; [[RecordCursor]] reads the records in place. Stateless and thread-safe.
+ * `spark.serializer` is. Each chunk is sized before it is written and written into one array;
+ * [[RecordCursor]] reads the records in place. Stateless and thread-safe.
  */
 private[sparkkinesis] object RecordBlockCodec {
 
@@ -27,22 +27,32 @@ private[sparkkinesis] object RecordBlockCodec {
   private val FixedBytes = 3 * 4 + 2 * 8
 
   def encode(records: Iterable[KinesisRecord]): Seq[Array[Byte]] = {
-    val sizes = records.iterator.map(encodedSize).toArray
+    // Keys and sequence numbers as UTF-8 first (the JDK copies an ASCII string's bytes at once), to size
+    // each chunk before it is written.
+    val keys = records.iterator.map(_.partitionKey.getBytes(UTF_8)).toArray
+    val sequenceNumbers = records.iterator.map(_.sequenceNumber.getBytes(UTF_8)).toArray
     val chunks = ArrayBuffer.empty[Array[Byte]]
     val it = records.iterator
     var i = 0
-    while (i < sizes.length) {
+    while (i < keys.length) {
       // A chunk takes records until it holds ChunkBytes or more, as many as fit and at least one.
       var end = i
       var bytes = 1L
-      while (end < sizes.length && bytes < ChunkBytes) {
-        bytes += sizes(end)
+      val data = ArrayBuffer.empty[KinesisRecord]
+      while (end < keys.length && bytes < ChunkBytes) {
+        val record = it.next()
+        data += record
+        bytes += FixedBytes + keys(end).length + record.data.length + sequenceNumbers(end).length
         end += 1
       }
       val out = ByteBuffer.allocate(bytes.toInt)
       out.put(Version)
-      while (i < end) {
-        write(out, it.next())
+      data.foreach { r =>
+        out.putInt(keys(i).length).put(keys(i))
+        out.putInt(r.data.length).put(r.data)
+        out.putInt(sequenceNumbers(i).length).put(sequenceNumbers(i))
+        out.putLong(r.approximateArrivalMillis)
+        out.putLong(r.subSequenceNumber.getOrElse(-1L))
         i += 1
       }
       chunks += out.array()
@@ -51,39 +61,4 @@ private[sparkkinesis] object RecordBlockCodec {
   }
 
   def decode(chunks: Iterator[Array[Byte]]): RecordCursor = new RecordCursor(chunks)
-
-  private def encodedSize(r: KinesisRecord): Int =
-    FixedBytes + utf8Length(r.partitionKey) + r.data.length + utf8Length(r.sequenceNumber)
-
-  private def write(out: ByteBuffer, r: KinesisRecord): Unit = {
-    writeString(out, r.partitionKey)
-    out.putInt(r.data.length)
-    out.put(r.data)
-    writeString(out, r.sequenceNumber)
-    out.putLong(r.approximateArrivalMillis)
-    out.putLong(r.subSequenceNumber.getOrElse(-1L))
-  }
-
-  /** Partition keys are mostly, and sequence numbers always, ASCII: written char by char, no copy made. */
-  private def writeString(out: ByteBuffer, s: String): Unit =
-    if (isAscii(s)) {
-      out.putInt(s.length)
-      var i = 0
-      while (i < s.length) {
-        out.put(s.charAt(i).toByte)
-        i += 1
-      }
-    } else {
-      val bytes = s.getBytes(UTF_8)
-      out.putInt(bytes.length)
-      out.put(bytes)
-    }
-
-  private def utf8Length(s: String): Int = if (isAscii(s)) s.length else s.getBytes(UTF_8).length
-
-  private def isAscii(s: String): Boolean = {
-    var i = 0
-    while (i < s.length && s.charAt(i) < 0x80) i += 1
-    i == s.length
-  }
 }
