@@ -22,8 +22,10 @@ import org.slf4j.LoggerFactory
  *  - every shard has been caught up, with nothing new, for [[PrefetchTask.IdleEndMs]]: an idle task gives
  *    its core back to the query's own tasks, and the next prefetch job polls on where it left off;
  *  - every shard is finished (closed and read, or past the AvailableNow cut-off);
- *  - it holds [[PrefetchTask.MaxHeldBytes]] of records, so that a task reading many shards at their full
- *    rate, or a backlog at memory speed, holds a bounded share of the executor's heap.
+ *  - it holds its share of the room left in `fetchBufferSize` when its job started, and at most
+ *    [[PrefetchTask.MaxHeldBytes]] of records, so that a task reading many shards at their full rate, or a
+ *    backlog at memory speed, holds a bounded share of the executor's heap and the buffer is not overrun
+ *    by a job.
  * Then each shard's records are stored as one block, serialized, in memory and on disk. A Kinesis failure
  * ends that shard's reading and is reported with the shard's outcome; the driver decides what follows. A
  * task Spark cancels stops within [[PrefetchTask.PollMs]] and stores nothing.
@@ -38,11 +40,21 @@ private[sparkkinesis] object PrefetchTask {
   val IdleEndMs = 1000L
 
   /**
-   * The records a task holds before it hands them over: their data, and [[RecordHeapBytes]] a record for
-   * the objects around it. A task may go past it by the calls in flight when it is reached (at most 10 MiB
-   * a call), and storing the blocks takes as much again while it lasts.
+   * The most records a task holds before it hands them over: their data, and [[RecordHeapBytes]] a record
+   * for the objects around it. A task may go past it by the calls in flight when it is reached (at most 10
+   * MiB a call), and storing the blocks takes as much again while it lasts.
    */
   val MaxHeldBytes: Long = 64L * 1024 * 1024
+
+  /** The least a task may hold, however little room `fetchBufferSize` has left: a job always moves on. */
+  val MinHeldBytes: Long = 1024L * 1024
+
+  /**
+   * What each of a job's `tasks` may hold: an even share of the room `fetchBufferSize` has left, between
+   * [[MinHeldBytes]] and [[MaxHeldBytes]].
+   */
+  def heldBytesPerTask(room: Long, tasks: Int): Long =
+    math.min(MaxHeldBytes, math.max(MinHeldBytes, room / math.max(1, tasks)))
 
   /** The longest a quiet polled shard waits between calls: a new record is seen within about that. */
   val MaxQuietPeriodMs = 2000L
@@ -66,7 +78,8 @@ private[sparkkinesis] object PrefetchTask {
       subscriptions: => SubscriptionPool = SubscriptionPool.shared
   ): Seq[ShardFetchOutcome] = {
     val startedAt = clock.nowMillis()
-    val progress = new Progress(startedAt, startedAt + config.maxFetchDurationMs, spec.shards.size, cancelled)
+    val progress =
+      new Progress(startedAt, startedAt + config.maxFetchDurationMs, spec.shards.size, spec.maxHeldBytes, cancelled)
     val quiet = quietPeriodMs(spec.shards, config)
     val fetchers =
       spec.shards.map(s => new ShardFetcher(api, s, config, spec.arrivedBefore, clock, subscriptions, quiet))
@@ -219,7 +232,12 @@ private[sparkkinesis] object PrefetchTask {
   }
 
   /** What the shard threads of one task share: the deadline, who is caught up, and how much is held. */
-  private final class Progress(startedAt: Long, val deadline: Long, shards: Int, cancelled: () => Boolean) {
+  private final class Progress(
+      startedAt: Long,
+      val deadline: Long,
+      shards: Int,
+      maxHeldBytes: Long,
+      cancelled: () => Boolean) {
     private val behind = new AtomicInteger(shards)
     private val records = new AtomicLong()
     private val held = new AtomicLong()
@@ -233,7 +251,7 @@ private[sparkkinesis] object PrefetchTask {
     def stop(): Unit = stopped = true
 
     def over(now: Long): Boolean =
-      stopped || cancelled() || now >= deadline || held.get() >= MaxHeldBytes ||
+      stopped || cancelled() || now >= deadline || held.get() >= maxHeldBytes ||
         (behind.get() <= 0 && (records.get() > 0 || now >= startedAt + IdleEndMs))
   }
 }

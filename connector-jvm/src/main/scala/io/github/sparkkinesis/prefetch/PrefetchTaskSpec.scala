@@ -6,11 +6,13 @@ package io.github.sparkkinesis.prefetch
  *
  * @param streamId      the block id namespace of the query's source
  * @param arrivedBefore under Trigger.AvailableNow the run's start (epoch ms), else Long.MaxValue
+ * @param maxHeldBytes  the records the task holds before it hands them over (see [[PrefetchTask.MaxHeldBytes]])
  */
 private[sparkkinesis] final case class PrefetchTaskSpec(
     shards: Seq[ShardFetchSpec],
     streamId: Int,
-    arrivedBefore: Long) {
+    arrivedBefore: Long,
+    maxHeldBytes: Long = PrefetchTask.MaxHeldBytes) {
 
   /**
    * Where the task should run: the executor where subscriptions of its shards were left open, if any, so

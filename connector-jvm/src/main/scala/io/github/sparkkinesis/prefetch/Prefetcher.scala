@@ -15,7 +15,8 @@ import org.slf4j.LoggerFactory
 /**
  * The driver's background prefetch loop. While the query runs it starts one prefetch job after another,
  * each reading every shard the catalog wants read, in tasks as [[PrefetchPlan]] groups them, and hands each job's
- * blocks to the catalog. It pauses while the uncommitted prefetched data exceeds `fetchBufferSize`.
+ * blocks to the catalog. It pauses while the uncommitted prefetched data exceeds `fetchBufferSize`, and gives
+ * each job only the room left below it, shared among its tasks ([[PrefetchTask.heldBytesPerTask]]).
  * Failures of Kinesis calls are retried with backoff: an outage (Kinesis cannot be reached, or fails
  * every call) until `health` says it has lasted the option outageTimeout, other failures of a shard until
  * [[Prefetcher.MaxConsecutiveFailures]] in a row; a stream that is gone, denied access, records lost, or
@@ -75,14 +76,16 @@ private[sparkkinesis] final class Prefetcher(
         log.debug(s"$description: ${ByteSizes.format(buffered)} prefetched and uncommitted; waiting for commits")
         catalog.awaitChange(IdleWaitMs)
       } else if (shards.isEmpty) catalog.awaitChange(IdleWaitMs)
-      else runJob(shards)
+      else runJob(shards, buffered)
     }
 
-  private def runJob(shards: Seq[ShardFetchSpec]): Unit = {
+  /** Runs one job over `shards`, its tasks sharing the room `buffered` bytes leave in `fetchBufferSize`. */
+  private def runJob(shards: Seq[ShardFetchSpec], buffered: Long): Unit = {
     val cutoff = arrivedBefore()
     try {
-      val tasks =
-        PrefetchPlan.tasks(routed(shards), config.shardsPerTask, jobs.slots).map(PrefetchTaskSpec(_, streamId, cutoff))
+      val groups = PrefetchPlan.tasks(routed(shards), config.shardsPerTask, jobs.slots)
+      val held = PrefetchTask.heldBytesPerTask(config.fetchBufferBytes - buffered, groups.size)
+      val tasks = groups.map(PrefetchTaskSpec(_, streamId, cutoff, held))
       val outcomes =
         try {
           inJob = true

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.github.sparkkinesis.integration
 
-import io.github.sparkkinesis.bench.{CeilingBenchmark, ScaleBenchmark, WriteBenchmark}
+import io.github.sparkkinesis.bench.{CeilingBenchmark, MemoryBenchmark, ScaleBenchmark, WriteBenchmark}
 import io.github.sparkkinesis.bench.synthetic.SyntheticKinesis
 import io.github.sparkkinesis.testing.SparkStreamingSuite
 import org.scalatest.funsuite.AnyFunSuite
@@ -46,5 +46,12 @@ class BenchmarkRunsSuite extends AnyFunSuite with SparkStreamingSuite {
       assert(result.latencies.size == 3 && result.latencies.forall(_ >= 0), result)
       assert(result.offsetFileBytes > 0 && result.heapUsedBytes > 0 && result.idleCpuShare >= 0, result)
     } finally kinesis.close()
+  }
+
+  test("the memory benchmark reads a burst of five buffers, every record once, and samples the heap") {
+    val Seq(result) =
+      MemoryBenchmark.run(spark, bufferBytes = 1024 * 1024, shards = 2, recordBytes = 1000, bursts = Seq(5))
+    assert(result.records == 5 * 1024 * 1024 / 1000 / 2 * 2, result.records)
+    assert(result.samples.nonEmpty && result.baseline > 0 && result.bound > result.baseline, result.bound)
   }
 }

@@ -21,9 +21,10 @@ class PrefetchTaskSuite extends AnyFunSuite {
 
   private val config = DefaultConfigs.Prefetch.copy(maxRecordsPerFetch = 10, maxFetchDurationMs = 10000)
 
-  private def spec(shards: Seq[String]) =
+  private def spec(shards: Seq[String], recordsPerCall: Int = 10) =
     PrefetchTaskSpec(
-      shards.map(id => ShardFetchSpec(ShardKey("s", id), ShardPosition.TrimHorizon, FetchCursor(None, 0, 10))),
+      shards.map(id =>
+        ShardFetchSpec(ShardKey("s", id), ShardPosition.TrimHorizon, FetchCursor(None, 0, recordsPerCall))),
       streamId = 7,
       arrivedBefore = Long.MaxValue)
 
@@ -89,6 +90,28 @@ class PrefetchTaskSuite extends AnyFunSuite {
       held >= PrefetchTask.MaxHeldBytes - 20 * megabyte.length && held < PrefetchTask.MaxHeldBytes + 20 * megabyte.length,
       held)
     assert(outcomes.forall(_.data.exists(_.records > 0)), "both shards were read")
+  }
+
+  test("a task holds no more than its share of the room left in fetchBufferSize") {
+    val api = new FakeKinesisApi(new ManualClock())
+    val shards = api.createStream("s", 2)
+    val megabyte = new Array[Byte](1024 * 1024)
+    shards.foreach(id => (1 to 50).foreach(i => api.putBytes("s", id, megabyte, s"k$i")))
+    // Calls of one record, 1 MiB, as fast as the limits allow.
+    val unpaced = config.copy(maxRecordsPerFetch = 1, minFetchPeriodMs = 200, maxFetchBytesPerSecond = 1L << 30)
+    val share = 8L * megabyte.length
+    val task = spec(shards, recordsPerCall = 1).copy(maxHeldBytes = share)
+    val outcomes = PrefetchTask.run(task, unpaced, api, new InMemoryBlockStore, SystemClock, 1)
+    val held = outcomes.flatMap(_.data).map(_.bytes).sum
+    // The share, plus at most the other thread's call in flight.
+    assert(held >= share - megabyte.length && held <= share + megabyte.length, held)
+  }
+
+  test("a job's tasks share the room left in fetchBufferSize, within bounds") {
+    val mib = 1024L * 1024
+    assert(PrefetchTask.heldBytesPerTask(room = 20 * mib, tasks = 4) == 5 * mib)
+    assert(PrefetchTask.heldBytesPerTask(room = 20L * 1024 * mib, tasks = 4) == PrefetchTask.MaxHeldBytes)
+    assert(PrefetchTask.heldBytesPerTask(room = 1, tasks = 4) == PrefetchTask.MinHeldBytes, "a job always moves on")
   }
 
   test("a failed call ends that shard's reading and is reported; the other shards go on") {

@@ -1,0 +1,80 @@
+// SPDX-License-Identifier: Apache-2.0
+package io.github.sparkkinesis.bench
+
+import java.io.File
+import java.nio.charset.StandardCharsets.UTF_8
+import java.nio.file.Files
+
+/**
+ * Line charts as SVG files for the benchmarks' results, which the README shows: axes with round ticks, a
+ * line a series, a legend. No plotting library: a chart is a few dozen elements.
+ */
+private[bench] object SvgChart {
+
+  /** One line: its points (x, y) in the chart's units, in the order drawn. */
+  final case class Series(name: String, points: Seq[(Double, Double)], color: String, dashed: Boolean = false)
+
+  private val (width, height) = (760, 380)
+  private val (left, right, top, bottom) = (70, 200, 40, 50)
+
+  /** A chart of `series` over axes from 0 to the largest x and y, with the given title and axis labels. */
+  def lines(title: String, xLabel: String, yLabel: String, series: Seq[Series]): String = {
+    val points = series.flatMap(_.points)
+    val xTicks = ticks(if (points.isEmpty) 1 else points.map(_._1).max)
+    val yTicks = ticks(if (points.isEmpty) 1 else points.map(_._2).max)
+    val (xMax, yMax) = (xTicks.last, yTicks.last)
+    val plotWidth = width - left - right
+    val plotHeight = height - top - bottom
+    def x(v: Double): String = f"${left + v / xMax * plotWidth}%.1f"
+    def y(v: Double): String = f"${top + plotHeight - v / yMax * plotHeight}%.1f"
+    val out = new StringBuilder
+    out ++= s"""<svg xmlns="http://www.w3.org/2000/svg" width="$width" height="$height" """
+    out ++= s"""font-family="sans-serif" font-size="12">\n"""
+    out ++= s"""<rect width="$width" height="$height" fill="white"/>\n"""
+    out ++= s"""<text x="$left" y="22" font-size="14">${escape(title)}</text>\n"""
+    xTicks.foreach { t =>
+      out ++= s"""<line x1="${x(t)}" y1="$top" x2="${x(t)}" y2="${top + plotHeight}" stroke="#eee"/>"""
+      out ++= s"""<text x="${x(t)}" y="${top + plotHeight + 16}" text-anchor="middle">${label(t)}</text>\n"""
+    }
+    yTicks.foreach { t =>
+      out ++= s"""<line x1="$left" y1="${y(t)}" x2="${left + plotWidth}" y2="${y(t)}" stroke="#eee"/>"""
+      out ++= s"""<text x="${left - 6}" y="${y(t)}" dy="4" text-anchor="end">${label(t)}</text>\n"""
+    }
+    out ++= s"""<rect x="$left" y="$top" width="$plotWidth" height="$plotHeight" fill="none" stroke="#888"/>\n"""
+    out ++= s"""<text x="${left + plotWidth / 2}" y="${height - 10}" text-anchor="middle">${escape(xLabel)}</text>\n"""
+    out ++= s"""<text transform="translate(16 ${top + plotHeight / 2}) rotate(-90)" text-anchor="middle">"""
+    out ++= s"""${escape(yLabel)}</text>\n"""
+    series.zipWithIndex.foreach { case (s, i) =>
+      val dash = if (s.dashed) """ stroke-dasharray="6 4"""" else ""
+      val path = s.points.map { case (px, py) => s"${x(px)},${y(py)}" }.mkString(" ")
+      out ++= s"""<polyline points="$path" fill="none" stroke="${s.color}" stroke-width="1.5"$dash/>\n"""
+      val ly = top + 10 + i * 20
+      val lx = left + plotWidth + 12
+      out ++= s"""<line x1="$lx" y1="$ly" x2="${lx + 24}" y2="$ly" stroke="${s.color}" stroke-width="2"$dash/>"""
+      out ++= s"""<text x="${lx + 30}" y="$ly" dy="4">${escape(s.name)}</text>\n"""
+    }
+    out ++= "</svg>\n"
+    out.toString
+  }
+
+  /** Writes `bench/results/<name>` below the repository's root. */
+  def save(name: String, svg: String): Unit = {
+    val out = new File(new File(sys.props.getOrElse("kinesis.test.root", ".")), s"bench/results/$name")
+    out.getParentFile.mkdirs()
+    Files.write(out.toPath, svg.getBytes(UTF_8))
+    println(s"Saved ${out.getPath}")
+  }
+
+  /** Round ticks from 0 to at least `max`: steps of 1, 2 or 5 times a power of ten, five to ten of them. */
+  private[bench] def ticks(max: Double): Seq[Double] = {
+    val top = if (max > 0) max else 1.0
+    val magnitude = math.pow(10, math.floor(math.log10(top / 5)))
+    val step = Seq(1.0, 2.0, 5.0, 10.0).map(_ * magnitude).find(top / _ <= 10).get
+    (0 to math.ceil(top / step - 1e-9).toInt).map(_ * step)
+  }
+
+  private def label(v: Double): String =
+    BigDecimal(v).setScale(6, BigDecimal.RoundingMode.HALF_UP).bigDecimal.stripTrailingZeros.toPlainString
+
+  private def escape(text: String): String = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+}
