@@ -87,7 +87,7 @@ def connectorFor(lineId: String): Project = {
         (if (line.scalaBinary == "2.12") Seq("-Ywarn-unused:imports,privates,locals", "-Xsource:2.13")
          else Seq("-Wunused:imports,privates,locals")),
       Compile / unmanagedSourceDirectories ++=
-        line.shims.map(s => baseDirectory.value / "src" / "main" / s"scala-$s"),
+        line.shims.flatMap(s => Seq("scala", "java").map(lang => baseDirectory.value / "src" / "main" / s"$lang-$s")),
       Compile / sourceGenerators += Def.task {
         Seq(BuiltFor.write((Compile / sourceManaged).value, line, sparkLines, version.value))
       }.taskValue,

@@ -125,6 +125,7 @@ _BY_CONDITION: dict[str, type[KinesisError]] = {
     "KINESIS_OPTIONS_INCOMPLETE": KinesisOptionError,
     "KINESIS_OPTION_INVALID": KinesisOptionError,
     "KINESIS_OPTION_MISSING": KinesisOptionError,
+    "KINESIS_OPTION_NOT_IN_REAL_TIME_MODE": KinesisOptionError,
     "KINESIS_OPTION_UNKNOWN": KinesisOptionError,
     "KINESIS_PREFETCH_BROKEN": KinesisError,
     "KINESIS_PREFETCH_FAILED": KinesisUnavailableError,

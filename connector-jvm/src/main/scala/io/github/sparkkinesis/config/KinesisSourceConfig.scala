@@ -6,7 +6,9 @@ import org.slf4j.LoggerFactory
 
 /**
  * Everything the source needs, parsed and validated once, on the driver, when the DataFrame is created.
- * Immutable and serializable; the parts executors need travel inside the input partitions.
+ * Immutable and serializable; the parts executors need travel inside the input partitions. `givenOptions`
+ * holds the keys of the options the user set, for what depends on how the query runs (real-time mode
+ * refuses some).
  */
 private[sparkkinesis] final case class KinesisSourceConfig(
     streams: Seq[String],
@@ -17,7 +19,8 @@ private[sparkkinesis] final case class KinesisSourceConfig(
     limits: TriggerLimits,
     consumer: ConsumerConfig,
     aws: AwsConfig,
-    outageTimeoutMs: Option[Long]
+    outageTimeoutMs: Option[Long],
+    givenOptions: Set[String] = Set.empty
 ) {
 
   /** The name Spark shows for this source in plans and progress reports, as the Databricks source does. */
@@ -60,7 +63,8 @@ private[sparkkinesis] object KinesisSourceConfig {
       ),
       consumer = consumerConfig(options, raw),
       outageTimeoutMs = options.required(KinesisOptions.OutageTimeout),
-      aws = AwsConfig.fromOptions(options, resolveDefaultRegion)
+      aws = AwsConfig.fromOptions(options, resolveDefaultRegion),
+      givenOptions = options.givenKeys
     )
   }
 

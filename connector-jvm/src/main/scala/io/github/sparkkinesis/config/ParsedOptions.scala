@@ -38,6 +38,9 @@ private[sparkkinesis] final class ParsedOptions(raw: Map[String, String]) {
     raw.keys.flatMap(KinesisOptions.find).foreach(get(_))
   }
 
+  /** The options given, by their keys as the connector spells them. */
+  def givenKeys: Set[String] = raw.keys.flatMap(KinesisOptions.find).map(_.key).toSet
+
   /** Keys the connector does not know, as the user wrote them; Spark's own `path` is not reported. */
   def unknownKeys: Seq[String] =
     raw.keys.filter(k => KinesisOptions.find(k).isEmpty && k.toLowerCase(Locale.ROOT) != "path").toSeq.sorted

@@ -40,6 +40,7 @@ private[sparkkinesis] object ErrorCondition {
   val OptionInvalid: ErrorCondition = declare("KINESIS_OPTION_INVALID")
   val OptionMissing: ErrorCondition = declare("KINESIS_OPTION_MISSING")
   val OptionUnknown: ErrorCondition = declare("KINESIS_OPTION_UNKNOWN")
+  val OptionNotInRealTimeMode: ErrorCondition = declare("KINESIS_OPTION_NOT_IN_REAL_TIME_MODE")
   val PrefetchBroken: ErrorCondition = declare("KINESIS_PREFETCH_BROKEN")
   val PrefetchFailed: ErrorCondition = declare("KINESIS_PREFETCH_FAILED")
   val RangeIncomplete: ErrorCondition = declare("KINESIS_RANGE_INCOMPLETE")

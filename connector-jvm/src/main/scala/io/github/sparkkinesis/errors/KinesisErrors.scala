@@ -33,6 +33,10 @@ private[sparkkinesis] object KinesisErrors {
   def unknownOption(key: String, suggestion: String): KinesisIllegalArgumentException =
     argument(OptionUnknown, "key" -> key, "suggestion" -> suggestion)
 
+  /** An option the user set that real-time mode has no use for; `reason` says why, as a phrase. */
+  def optionNotInRealTimeMode(key: String, reason: String): KinesisIllegalArgumentException =
+    argument(OptionNotInRealTimeMode, "key" -> key, "reason" -> reason)
+
   /** A read given a schema: the source's is fixed, `columns` lists it. */
   def schemaFixed(columns: String): KinesisIllegalArgumentException = argument(SchemaFixed, "columns" -> columns)
 

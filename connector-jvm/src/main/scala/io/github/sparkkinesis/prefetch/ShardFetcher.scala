@@ -53,6 +53,17 @@ private[sparkkinesis] final class ShardFetcher(
 
   def bytes: Long = fetchedBytes
 
+  /** The records read since the last call, handed over and forgotten: real-time reads take them so. */
+  def take(): Seq[KinesisRecord] = {
+    val taken = fetched.toVector
+    fetched.clear()
+    fetchedBytes = 0
+    taken
+  }
+
+  /** MillisBehindLatest of the last answer, if there was one. */
+  def millisBehindLatest: Option[Long] = millisBehind
+
   /** Nothing more to read in this task: the shard is closed and read, or the cut-off is reached. */
   def finished: Boolean = ended || cutoffReached
 

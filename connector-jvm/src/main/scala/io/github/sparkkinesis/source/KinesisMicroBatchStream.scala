@@ -78,7 +78,10 @@ private[sparkkinesis] final class KinesisMicroBatchStream(
     created
   }
 
-  /** Under consumerMode efo, the query's consumers; named when prefetching starts, on the query's thread. */
+  /**
+   * Under consumerMode efo, the query's consumers; named when prefetching (or a real-time batch) starts, on
+   * the query's thread.
+   */
   private lazy val consumers: Option[StreamConsumers] =
     if (!config.consumer.isEfo) None
     else {
@@ -90,8 +93,17 @@ private[sparkkinesis] final class KinesisMicroBatchStream(
       )
       log.info(
         s"$this reads through enhanced fan-out consumers ${names.map { case (s, n) => s"$s: $n" }.mkString(", ")}")
-      Some(new StreamConsumers(api, names, config.consumer.refreshIntervalMs, clock))
+      val created = new StreamConsumers(api, names, config.consumer.refreshIntervalMs, clock)
+      consumersInUse = true
+      Some(created)
     }
+
+  /** Whether the consumers were named, so that stopping deregisters them if asked to. */
+  @volatile private var consumersInUse = false
+
+  /** Under consumerMode efo, the ARN of each stream's consumer, registered and ACTIVE; else none. */
+  private[sparkkinesis] def consumerArns(): Map[String, String] =
+    consumers.fold(Map.empty[String, String])(_.arns())
 
   /** Under Trigger.AvailableNow: the run's start. */
   @volatile private var availableNowCutoff = Option.empty[Long]
@@ -204,11 +216,23 @@ private[sparkkinesis] final class KinesisMicroBatchStream(
 
   /**
    * Checks that `offset`, the start of the next batch, fits the streams as they are now, and has the
-   * prefetcher read on from it. Returns the stream identities to record, the shards not read to their end
-   * (with the children of those that are), and of them those readable now (their parents read to their
-   * ends).
+   * prefetcher read on from it. Returns what [[positionsFrom]] does.
    */
   private def continueFrom(offset: KinesisSourceOffset, listed: Map[ShardKey, ShardInfo])
+      : (Map[String, StreamIdentity], Map[ShardKey, ShardPosition], Map[ShardKey, ShardPosition]) = {
+    val (recorded, tracked, readable) = positionsFrom(offset, listed)
+    removeBlocks(catalog.sync(readable, listed.collect { case (key, shard) if shard.isClosed => key }.toSet))
+    prefetcher.start()
+    (recorded, tracked, readable)
+  }
+
+  /**
+   * Checks that `offset`, the start of the next batch, fits the streams as they are now (`listed`, by
+   * default listed now). Returns the stream identities to record, the shards not read to their end (with
+   * the children of those that are), and of them those readable now (their parents read to their ends).
+   * Starts nothing: real-time mode reads from here without prefetching.
+   */
+  private[sparkkinesis] def positionsFrom(offset: KinesisSourceOffset, listed: Map[ShardKey, ShardInfo] = listShards())
       : (Map[String, StreamIdentity], Map[ShardKey, ShardPosition], Map[ShardKey, ShardPosition]) = {
     val recorded = checkStreams(offset)
     health.check()
@@ -216,8 +240,6 @@ private[sparkkinesis] final class KinesisMicroBatchStream(
     identities.checkShards(offset.shards, listed)
     val tracked = ShardLineage.track(withoutExpiredShards(offset.shards, listed), listed)
     val readable = tracked.filter { case (key, _) => ShardLineage.readable(key, tracked, listed) }
-    removeBlocks(catalog.sync(readable, listed.collect { case (key, shard) if shard.isClosed => key }.toSet))
-    prefetcher.start()
     lastShardCounts = (listed.size, listed.values.count(_.isClosed))
     (recorded, tracked, readable)
   }
@@ -338,7 +360,7 @@ private[sparkkinesis] final class KinesisMicroBatchStream(
    * The streams' shards. While Kinesis cannot be reached (or fails every call) at the first listing, tries
    * again with backoff until the option outageTimeout has passed, as prefetching does later.
    */
-  private def listShards(): Map[ShardKey, ShardInfo] = {
+  private[sparkkinesis] def listShards(): Map[ShardKey, ShardInfo] = {
     lazy val backoff = new Backoff(ListRetryMinMs, ListRetryMaxMs, clock)
     var listed = Option.empty[Map[ShardKey, ShardInfo]]
     while (listed.isEmpty) {
@@ -458,7 +480,7 @@ private[sparkkinesis] final class KinesisMicroBatchStream(
   override def stop(): Unit = {
     prefetcherInUse.foreach(_.stop())
     // Prefetching stops first, so no task subscribes again; subscriptions still open end with the consumers.
-    if (config.consumer.deregisterOnStop) prefetcherInUse.flatMap(_ => consumers).foreach(_.deregister())
+    if (config.consumer.deregisterOnStop && consumersInUse) consumers.foreach(_.deregister())
     apiInUse.foreach(_.close())
   }
 

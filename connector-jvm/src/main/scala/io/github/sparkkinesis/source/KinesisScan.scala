@@ -2,6 +2,7 @@
 package io.github.sparkkinesis.source
 
 import io.github.sparkkinesis.config.KinesisSourceConfig
+import io.github.sparkkinesis.shims.StreamShims
 import org.apache.spark.sql.connector.metric.CustomMetric
 import org.apache.spark.sql.connector.read.streaming.MicroBatchStream
 import org.apache.spark.sql.connector.read.Scan
@@ -17,9 +18,12 @@ private[sparkkinesis] final class KinesisScan(config: KinesisSourceConfig) exten
 
   override def supportedCustomMetrics(): Array[CustomMetric] = KinesisReadMetrics.supported
 
-  /** Spark asks for the stream when the query starts, before it reads its logs in the checkpoint. */
+  /**
+   * Spark asks for the stream when the query starts, before it reads its logs in the checkpoint. From
+   * Spark 4.1 on, the stream can also run in real-time mode ([[StreamShims]]).
+   */
   override def toMicroBatchStream(checkpointLocation: String): MicroBatchStream = {
     CheckpointFiles.checkReadable(checkpointLocation, SparkSession.active.sparkContext.hadoopConfiguration)
-    new KinesisMicroBatchStream(config, checkpointLocation)
+    StreamShims.stream(config, checkpointLocation)
   }
 }

@@ -27,6 +27,7 @@ class ErrorConditionsSuite extends AnyFunSuite {
       KinesisErrors.optionsIncomplete("awsSecretKey", "awsAccessKey", "give both."),
       KinesisErrors.invalidOption("region", "'x'", "not a region", "us-east-1"),
       KinesisErrors.unknownOption("intialPosition", "initialPosition"),
+      KinesisErrors.optionNotInRealTimeMode("fetchBufferSize", "nothing is prefetched"),
       KinesisErrors.noRegion(Some("http://localhost:4566")),
       KinesisErrors.noRegion(None),
       KinesisErrors.streamNotFound("s", "here", cause),

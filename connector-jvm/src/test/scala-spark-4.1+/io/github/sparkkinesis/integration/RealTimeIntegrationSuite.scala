@@ -1,0 +1,132 @@
+// SPDX-License-Identifier: Apache-2.0
+package io.github.sparkkinesis.integration
+
+import java.nio.charset.StandardCharsets.UTF_8
+import java.util.concurrent.ConcurrentHashMap
+
+import scala.jdk.CollectionConverters._
+
+import io.github.sparkkinesis.errors.KinesisThrowable
+import org.apache.spark.sql.{ForeachWriter, Row}
+import org.apache.spark.sql.streaming.{StreamingQueryException, Trigger}
+import org.scalatest.funsuite.AnyFunSuite
+
+/**
+ * Real-time mode (`Trigger.RealTime`, Spark 4.1 and later): records reach the sink while the long batch runs,
+ * and batches end where their tasks left the shards, so a restart goes on from there.
+ */
+class RealTimeIntegrationSuite extends AnyFunSuite with SourceIntegration {
+  import RealTimeIntegrationSuite._
+
+  // Spark's shortest real-time batch is 5 s unless told otherwise: the tests' batches are shorter.
+  override protected def sparkSettings: Map[String, String] =
+    Map("spark.sql.streaming.realTimeMode.minBatchDuration" -> "1000")
+
+  private def start(stream: String, sink: String, checkpoint: String, batch: String, options: (String, String)*) =
+    read(stream)(("initialPosition" -> "trim_horizon") +: options: _*).writeStream
+      .outputMode("update")
+      .option("checkpointLocation", checkpoint)
+      .trigger(Trigger.RealTime(batch))
+      .foreach(new CollectingWriter(sink))
+      .start()
+
+  test("records reach the sink while the batch runs, and a restarted query goes on from the last batch", Integration) {
+    val stream = newStream(shards = 2)
+    val sink = java.util.UUID.randomUUID().toString
+    val checkpoint = newCheckpoint()
+    val before = (1 to 30).map(i => f"before-$i%03d")
+    val beforeResults = put(stream, before)
+    // A batch of a minute: whatever arrives is seen long before it ends.
+    val first = start(stream, sink, checkpoint, "60 seconds")
+    eventually("the records written before the start, during the first batch", 30, Some(first)) {
+      delivered(sink).size >= before.size
+    }
+    val during = (1 to 20).map(i => f"during-$i%03d")
+    val duringResults = put(stream, during)
+    eventually("the records written while the batch runs", 30, Some(first))(delivered(sink).size >= 50)
+    assert(first.recentProgress.isEmpty, "all of it within the first batch, which has not ended")
+    first.stop() // mid-batch: Spark writes no end for it, and runs it again from its start
+
+    val second = start(stream, sink, checkpoint, "2 seconds")
+    eventually("two batches after the restart", 60, Some(second))(second.recentProgress.length >= 2)
+    val after = (1 to 20).map(i => f"after-$i%03d")
+    val afterResults = put(stream, after)
+    eventually("the records written after the restart", 30, Some(second)) {
+      delivered(sink).size >= 70 && second.recentProgress.map(_.numInputRows).sum >= 70
+    }
+    second.stop()
+    val expectedRows = expected(stream, before ++ during ++ after, beforeResults ++ duringResults ++ afterResults)
+    // The batch cut short is read again whole; each batch's rows, as last delivered, are every record once.
+    assert(delivered(sink).sortBy(_.seq) == expectedRows.sortBy(_.seq))
+    expectedRows.groupBy(_.shardId).foreach { case (shard, rows) =>
+      assert(delivered(sink).filter(_.shardId == shard).map(_.seq) == rows.map(_.seq), s"$shard in order")
+    }
+  }
+
+  test(
+    "under consumerMode efo, records come through the consumer's subscription, which stopping deregisters",
+    Integration) {
+    val stream = newStream(shards = 2)
+    val sink = java.util.UUID.randomUUID().toString
+    val options = Seq("consumerMode" -> "efo", "consumerName" -> "real-time", "requireConsumerDeregistration" -> "true")
+    val query = start(stream, sink, newCheckpoint(), "4 seconds", options: _*)
+    val values = (1 to 20).map(i => f"efo-$i%03d")
+    val results = put(stream, values)
+    eventually("the records, through the subscription", 60, Some(query)) {
+      delivered(sink).size >= values.size && query.recentProgress.map(_.numInputRows).sum >= values.size
+    }
+    val consumers = admin.listConsumers(admin.describeStream(stream).arn)
+    assert(consumers.map(_.name) == Seq("spark-kinesis_real-time"), consumers)
+    query.stop()
+    assert(delivered(sink).sortBy(_.seq) == expected(stream, values, results).sortBy(_.seq))
+    eventually("the consumer deregistered", 30)(admin.listConsumers(admin.describeStream(stream).arn).isEmpty)
+  }
+
+  test("options that mean nothing in real-time mode fail the query at its start, naming the option", Integration) {
+    val stream = newStream(shards = 1)
+    val query = start(stream, "refused", newCheckpoint(), "2 seconds", "maxRecordsPerTrigger" -> "100")
+    val error = intercept[StreamingQueryException](query.awaitTermination(60000))
+    val cause = Iterator.iterate[Throwable](error)(_.getCause).takeWhile(_ != null).collectFirst {
+      case k: KinesisThrowable => k
+    }
+    assert(cause.map(_.getCondition).contains("KINESIS_OPTION_NOT_IN_REAL_TIME_MODE"), error)
+    assert(error.getMessage.contains("maxRecordsPerTrigger"), error.getMessage)
+  }
+}
+
+object RealTimeIntegrationSuite {
+
+  /** Rows delivered, by sink, batch (epoch) and partition: a partition written again replaces its rows. */
+  private val rows = new ConcurrentHashMap[(String, Long, Long), Vector[Seen]]()
+
+  /** What a sink holds: per batch and partition, the rows of its last attempt, in batch order. */
+  def delivered(sink: String): Seq[Seen] =
+    rows.asScala.toSeq
+      .collect { case ((`sink`, epoch, partition), seen) => (epoch, partition) -> seen }
+      .sortBy(_._1)
+      .flatMap(_._2)
+
+  /** A `foreach` sink (one Spark allows in real-time mode) that keeps each row as it arrives. */
+  final class CollectingWriter(sink: String) extends ForeachWriter[Row] {
+    private var key: (String, Long, Long) = _
+
+    override def open(partitionId: Long, epochId: Long): Boolean = {
+      key = (sink, epochId, partitionId)
+      rows.put(key, Vector.empty)
+      true
+    }
+
+    override def process(r: Row): Unit = {
+      val seen = Seen(
+        r.getAs[String]("stream"),
+        r.getAs[String]("shardId"),
+        r.getAs[String]("sequenceNumber"),
+        r.getAs[String]("partitionKey"),
+        new String(r.getAs[Array[Byte]]("data"), UTF_8)
+      )
+      rows.compute(key, (_, held) => held :+ seen)
+    }
+
+    override def close(errorOrNull: Throwable): Unit = ()
+  }
+}
