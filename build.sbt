@@ -204,8 +204,10 @@ def connectorFor(lineId: String): Project = {
       Compile / doc / scalacOptions ++= Seq("-no-link-warnings"),
 
       // ---- tests: run on the assembled jar plus Spark's own jars ----
-      // The benchmark programs in bench/ build and run with the tests (dev/bench), on the same classpath.
+      // The benchmark programs in bench/ build and run with the tests (dev/bench), on the same classpath;
+      // bench/src-<shim> holds those of some lines only (real-time mode: spark-4.1+).
       Test / unmanagedSourceDirectories += root / "bench" / "src",
+      Test / unmanagedSourceDirectories ++= line.shims.map(s => root / "bench" / s"src-$s"),
       Test / unmanagedSourceDirectories ++=
         line.shims.map(s => baseDirectory.value / "src" / "test" / s"scala-$s"),
       Test / fork := true,

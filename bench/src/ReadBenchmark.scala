@@ -227,13 +227,13 @@ object ReadBenchmark {
   // ---- latency ----
 
   /** Puts `count` records one every 50 ms, each carrying the instant it was put. */
-  private def putTimestamped(admin: KinesisAdminApi, stream: String, count: Int): Unit =
+  private[bench] def putTimestamped(admin: KinesisAdminApi, stream: String, count: Int): Unit =
     (1 to count).foreach { i =>
       admin.putRecords(stream, Seq(PutRecord(s"key-$i", System.currentTimeMillis().toString.getBytes(UTF_8))))
       Thread.sleep(PutIntervalMs)
     }
 
-  private def sdkLatency(admin: KinesisAdminApi, stream: String, count: Int): Latency = {
+  private[bench] def sdkLatency(admin: KinesisAdminApi, stream: String, count: Int): Latency = {
     val shards = admin.listShards(stream, 100)
     val latencies = new ConcurrentLinkedQueue[Long]()
     @volatile var done = false
@@ -260,7 +260,7 @@ object ReadBenchmark {
     Latency(s"AWS SDK GetRecords every $PollIntervalMs ms", latencies.asScala.toSeq)
   }
 
-  private def sdkSubscribedLatency(admin: KinesisAdminApi, stream: String, count: Int): Latency = {
+  private[bench] def sdkSubscribedLatency(admin: KinesisAdminApi, stream: String, count: Int): Latency = {
     val consumer = sdkConsumer(admin, stream)
     val shards = admin.listShards(stream, 100).map(_.shardId)
     val latencies = new ConcurrentLinkedQueue[Long]()
@@ -280,7 +280,7 @@ object ReadBenchmark {
     Latency("AWS SDK SubscribeToShard", latencies.asScala.toSeq)
   }
 
-  private def sparkLatency(
+  private[bench] def sparkLatency(
       spark: SparkSession,
       admin: KinesisAdminApi,
       stream: String,
@@ -351,7 +351,7 @@ object ReadBenchmark {
       millis)
   }
 
-  private def waitFor(done: => Boolean, what: String): Unit = {
+  private[bench] def waitFor(done: => Boolean, what: String): Unit = {
     val deadline = System.nanoTime() + 120L * 1000 * 1000 * 1000
     while (!done) {
       require(System.nanoTime() < deadline, s"timed out waiting for $what")

@@ -418,3 +418,42 @@ def test_records_aggregated_by_aws_aggregation_library_read_back_unchanged(
     for row in rows:
         read_back.setdefault(row["sequenceNumber"], []).append((row["partitionKey"], bytes(row["data"])))
     assert read_back == written
+
+
+def test_real_time_mode_relays_each_record_from_kinesis_to_kinesis_as_the_readme_shows_it(
+    spark: SparkSession, kinesis: Kinesis, make_stream: Callable[[int], str], tmp_path: Path
+) -> None:
+    # trigger(realTime=...) is PySpark's from 4.2; the full end-to-end suite runs on the newest line.
+    source, target = make_stream(1), make_stream(1)
+    client = kinesis.client()
+    values = [f"relayed-{i}".encode() for i in range(20)]
+    put(client, source, [(f"key-{i}", value) for i, value in enumerate(values)])
+
+    def relayed() -> list[bytes]:
+        shard = client.list_shards(StreamName=target)["Shards"][0]["ShardId"]
+        iterator = client.get_shard_iterator(
+            StreamName=target, ShardId=shard, ShardIteratorType="TRIM_HORIZON"
+        )
+        return [r["Data"] for r in client.get_records(ShardIterator=iterator["ShardIterator"])["Records"]]
+
+    spark.conf.set("spark.sql.streaming.realTimeMode.allowlistCheck", "false")
+    try:
+        query = (
+            read(spark, kinesis.options(source, initialPosition="trim_horizon"))
+            .select("partitionKey", "data")
+            .writeStream.format("kinesis")
+            .options(**kinesis.options(target))
+            .outputMode("update")
+            .option("asyncProgressTrackingEnabled", "false")
+            .trigger(realTime="1 minute")
+            .option("checkpointLocation", str(tmp_path / "checkpoint"))
+            .start()
+        )
+        try:
+            found = poll("the 20 records in the target stream", relayed, lambda rows: len(rows) >= 20, query)
+            assert query.recentProgress == [], "every record was relayed while the first batch ran"
+        finally:
+            query.stop()
+    finally:
+        spark.conf.unset("spark.sql.streaming.realTimeMode.allowlistCheck")
+    assert sorted(found) == sorted(values)

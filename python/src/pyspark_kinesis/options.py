@@ -514,6 +514,10 @@ class KinesisSourceOptions(_KinesisOptions):
     does. Durations are :class:`datetime.timedelta` in whole milliseconds; sizes are bytes as an ``int`` or
     a size string such as ``"2gb"`` (binary units).
 
+    In real-time mode (``.trigger(realTime="5 minutes")``, PySpark 4.2 and later) nothing is prefetched and
+    there are no micro-batches to bound: the fields marked *not in real-time mode* must stay ``None``, or
+    the query fails at its start (``KINESIS_OPTION_NOT_IN_REAL_TIME_MODE``).
+
     :param stream_names: the streams to read (``streamName``), as a list or a comma-separated string;
         required
     """
@@ -538,20 +542,25 @@ class KinesisSourceOptions(_KinesisOptions):
     #: Least time between two GetRecords calls on a shard (``minFetchPeriod``), at least 200 ms.
     min_fetch_period: dt.timedelta | None = field(default=None, metadata=_jvm("minFetchPeriod"))
     #: Longest time a prefetch task buffers before handing over (``maxFetchDuration``), at least 1 ms.
+    #: Not in real-time mode.
     max_fetch_duration: dt.timedelta | None = field(default=None, metadata=_jvm("maxFetchDuration"))
-    #: Prefetched, uncommitted data above which prefetching pauses (``fetchBufferSize``).
+    #: Prefetched, uncommitted data above which prefetching pauses (``fetchBufferSize``). Not in
+    #: real-time mode.
     fetch_buffer_size: int | str | None = field(default=None, metadata=_jvm("fetchBufferSize"))
-    #: Shards one prefetch task reads in parallel (``shardsPerTask``), 1 to 1000.
+    #: Shards one prefetch task reads in parallel (``shardsPerTask``), 1 to 1000. Not in real-time mode.
     shards_per_task: int | None = field(default=None, metadata=_jvm("shardsPerTask"))
     #: Average block size in bytes below which blocks are packed together (``coalesceThresholdBlockSize``).
+    #: Not in real-time mode.
     coalesce_threshold_block_size: int | None = field(
         default=None, metadata=_jvm("coalesceThresholdBlockSize")
     )
-    #: Approximate bytes per partition after packing (``coalesceBinSize``).
+    #: Approximate bytes per partition after packing (``coalesceBinSize``). Not in real-time mode.
     coalesce_bin_size: int | None = field(default=None, metadata=_jvm("coalesceBinSize"))
-    #: At most this many records per micro-batch (``maxRecordsPerTrigger``); default: no limit.
+    #: At most this many records per micro-batch (``maxRecordsPerTrigger``); default: no limit. Not in
+    #: real-time mode.
     max_records_per_trigger: int | None = field(default=None, metadata=_jvm("maxRecordsPerTrigger"))
-    #: At most this much record data per micro-batch (``maxBytesPerTrigger``); default: no limit.
+    #: At most this much record data per micro-batch (``maxBytesPerTrigger``); default: no limit. Not in
+    #: real-time mode.
     max_bytes_per_trigger: int | str | None = field(default=None, metadata=_jvm("maxBytesPerTrigger"))
     #: Polling or enhanced fan-out (``consumerMode``).
     consumer_mode: ConsumerMode | None = field(

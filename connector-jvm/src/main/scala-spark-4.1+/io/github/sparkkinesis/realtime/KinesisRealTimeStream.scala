@@ -49,8 +49,8 @@ private[sparkkinesis] final class KinesisRealTimeStream(
 
   /** Real-time mode: refuses the options that mean nothing in it, then reads without prefetching. */
   override def prepareForRealTimeMode(): Unit = {
-    RefusedOptions.foreach { case (key, reason) =>
-      if (config.givenOptions.contains(key)) throw KinesisErrors.optionNotInRealTimeMode(key, reason)
+    KinesisOptions.NotInRealTimeMode.foreach { case (option, reason) =>
+      if (config.givenOptions.contains(option.key)) throw KinesisErrors.optionNotInRealTimeMode(option.key, reason)
     }
     realTime = true
     log.info(s"$this runs in real-time mode: a task per shard for each batch, nothing prefetched")
@@ -137,17 +137,6 @@ private[sparkkinesis] final class KinesisRealTimeStream(
 }
 
 private[sparkkinesis] object KinesisRealTimeStream {
-
-  /** The options real-time mode refuses when set, and why, as Spark's Kafka source refuses its own. */
-  val RefusedOptions: Seq[(String, String)] = Seq(
-    KinesisOptions.MaxRecordsPerTrigger.key -> "a real-time batch reads what arrives until it ends",
-    KinesisOptions.MaxBytesPerTrigger.key -> "a real-time batch reads what arrives until it ends",
-    KinesisOptions.FetchBufferSize.key -> "nothing is prefetched: each shard's task reads it directly",
-    KinesisOptions.MaxFetchDuration.key -> "nothing is prefetched: each shard's task reads it for the whole batch",
-    KinesisOptions.ShardsPerTask.key -> "each shard is read by a task of its own",
-    KinesisOptions.CoalesceThresholdBlockSize.key -> "nothing is prefetched, so there are no blocks to coalesce",
-    KinesisOptions.CoalesceBinSize.key -> "nothing is prefetched, so there are no blocks to coalesce"
-  )
 
   /** A planned batch's start: the stream identities to record and every shard's position. */
   private final case class Planned(recorded: Map[String, StreamIdentity], tracked: Map[ShardKey, ShardPosition])

@@ -387,4 +387,18 @@ private[sparkkinesis] object KinesisOptions {
   }
 
   def find(key: String): Option[OptionSpec[_]] = byLowerKey.get(key.toLowerCase(Locale.ROOT))
+
+  /**
+   * The source's options that mean nothing in real-time mode (`Trigger.RealTime`), and why: a query that
+   * sets one fails at its start, as Spark's Kafka source refuses its own.
+   */
+  val NotInRealTimeMode: Seq[(OptionSpec[_], String)] = Seq(
+    MaxRecordsPerTrigger -> "a real-time batch reads what arrives until it ends",
+    MaxBytesPerTrigger -> "a real-time batch reads what arrives until it ends",
+    FetchBufferSize -> "nothing is prefetched: each shard's task reads it directly",
+    MaxFetchDuration -> "nothing is prefetched: each shard's task reads it for the whole batch",
+    ShardsPerTask -> "each shard is read by a task of its own",
+    CoalesceThresholdBlockSize -> "nothing is prefetched, so there are no blocks to coalesce",
+    CoalesceBinSize -> "nothing is prefetched, so there are no blocks to coalesce"
+  )
 }

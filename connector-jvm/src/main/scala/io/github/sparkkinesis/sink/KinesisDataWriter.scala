@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.github.sparkkinesis.sink
 
-import java.util.concurrent.ExecutorService
+import java.util.concurrent.{ExecutorService, TimeUnit}
+
+import scala.util.control.NonFatal
 
 import io.github.sparkkinesis.client.KinesisApi
 import io.github.sparkkinesis.config.KinesisSinkConfig
@@ -27,7 +29,10 @@ private[sparkkinesis] final case class KinesisWriterCommit(counts: WriteCounts)
  * Writes one task's rows to Kinesis. Each row is checked before anything of it is sent
  * ([[RecordChecks]]), packed into KPL aggregates when the sink aggregates ([[RecordAggregator]]), and
  * sent by a [[RecordSender]] with at most `maxInFlightRequests` requests under way. `writeRows` and
- * `commit` return once every record is written, or fail the task. Runs in one task on an executor; not thread-safe.
+ * `commit` return once every record is written, or fail the task. Rows that wait for a full request are
+ * sent at the latest [[KinesisDataWriter.MaxBufferedMs]] after the first of them, as the KPL does by
+ * default: in real-time mode a task writes for minutes, each row as it arrives. Runs in one task on an
+ * executor; the timed sends come from a thread of their own.
  *
  * @param task names the task in logs and errors, e.g. "partition 3 of epoch 7"
  */
@@ -55,7 +60,20 @@ private[sparkkinesis] final class KinesisDataWriter(
   private var rows = 0L
   private var skipped = 0L
 
-  override def write(row: InternalRow): Unit = {
+  /** Guards what is buffered: rows come on the task's thread, timed sends on [[KinesisDataWriter.timer]]'s. */
+  private val lock = new Object
+
+  /** When the first row buffered since the last send came (System.nanoTime), or -1 when none waits. */
+  private var bufferedSince = -1L
+
+  private val timedSends = KinesisDataWriter.timer.scheduleWithFixedDelay(
+    () => sendIfDue(),
+    KinesisDataWriter.CheckEveryMs,
+    KinesisDataWriter.CheckEveryMs,
+    TimeUnit.MILLISECONDS)
+
+  override def write(row: InternalRow): Unit = lock.synchronized {
+    if (bufferedSince < 0) bufferedSince = System.nanoTime()
     rows += 1
     val partitionKey = string(row, columns.partitionKey)
     def described = RecordChecks.describe(rows, task, partitionKey)
@@ -85,9 +103,26 @@ private[sparkkinesis] final class KinesisDataWriter(
     KinesisWriterCommit(counts)
   }
 
-  private def sendAll(): Unit = {
+  private def sendAll(): Unit = lock.synchronized {
     aggregator.foreach(_.flush())
     sender.flush()
+    bufferedSince = -1
+  }
+
+  /**
+   * Sends what has waited [[KinesisDataWriter.MaxBufferedMs]], without waiting for the answers: a failed
+   * request fails the task at its next row or at its commit, as any other.
+   */
+  private def sendIfDue(): Unit = lock.synchronized {
+    if (bufferedSince >= 0 && System.nanoTime() - bufferedSince >= KinesisDataWriter.MaxBufferedMs * 1000000L) {
+      try {
+        aggregator.foreach(_.flush())
+        sender.sendPending()
+      } catch {
+        case NonFatal(e) => log.debug(s"A timed send of $task failed; the task's next row or commit reports it: $e")
+      }
+      bufferedSince = -1
+    }
   }
 
   override def abort(): Unit =
@@ -98,6 +133,7 @@ private[sparkkinesis] final class KinesisDataWriter(
   override def currentMetricsValues(): Array[CustomTaskMetric] = KinesisWriteMetrics.taskValues(counts)
 
   override def close(): Unit = {
+    timedSends.cancel(false)
     requests.shutdownNow()
     val c = counts
     log.info(
@@ -109,4 +145,16 @@ private[sparkkinesis] final class KinesisDataWriter(
 
   private def string(row: InternalRow, ordinal: Int): String =
     if (row.isNullAt(ordinal)) null else row.getUTF8String(ordinal).toString
+}
+
+private[sparkkinesis] object KinesisDataWriter {
+
+  /** The longest a row waits for a full request before it is sent anyway (the KPL's RecordMaxBufferedTime). */
+  val MaxBufferedMs = 100L
+
+  /** How often each writer looks whether its rows have waited that long. */
+  private val CheckEveryMs = 20L
+
+  /** Sends the rows of every writer of this JVM that waited too long. */
+  private lazy val timer = DaemonThreads.scheduler("kinesis-put-timer")
 }

@@ -7,14 +7,18 @@ import io.github.sparkkinesis.client.AssumedRoles
 import io.github.sparkkinesis.config.{AwsCredentialsConfig, KinesisSinkConfig}
 import io.github.sparkkinesis.errors.KinesisErrors
 import org.apache.spark.sql.connector.write._
+import org.apache.spark.sql.internal.connector.SupportsStreamingUpdateAsAppend
 import org.apache.spark.sql.types.StructType
 
 /**
  * Plans a write of a DataFrame to Kinesis; its columns are checked here, before any row is read, and so is
- * an assumed role: its first session is what the tasks take to the executors.
+ * an assumed role: its first session is what the tasks take to the executors. A stream is a log, so a
+ * streaming query in update output mode (real-time mode's) appends each updated row as a record, as Spark's
+ * Kafka sink does.
  */
 private[sparkkinesis] final class KinesisWriteBuilder(config: KinesisSinkConfig, schema: StructType, totals: SinkTotals)
-    extends WriteBuilder {
+    extends WriteBuilder
+    with SupportsStreamingUpdateAsAppend {
   override def build(): Write = {
     val columns = SinkColumns.resolve(schema, config.stream)
     config.aws.credentials match {

@@ -57,6 +57,9 @@ private[sparkkinesis] final class RecordSender(
     batch.bytes += size
   }
 
+  /** Sends what is left without waiting: a failure shows at the next record, or at [[flush]]. */
+  def sendPending(): Unit = pending.keys.toSeq.foreach(send)
+
   /** Sends what is left and waits until every request is done; throws the first failure. */
   def flush(): Unit = {
     pending.keys.toSeq.foreach(send)

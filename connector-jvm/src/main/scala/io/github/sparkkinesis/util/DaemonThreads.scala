@@ -17,6 +17,9 @@ private[sparkkinesis] object DaemonThreads {
   /** A pool of `threads` threads; what is submitted beyond them waits in an unbounded queue. */
   def fixedPool(name: String, threads: Int): ExecutorService = Executors.newFixedThreadPool(threads, factory(name))
 
+  /** One thread that runs what is scheduled on it. */
+  def scheduler(name: String): ScheduledExecutorService = Executors.newSingleThreadScheduledExecutor(factory(name))
+
   private lazy val shield = cachedPool("kinesis-driver-call")
 
   /**

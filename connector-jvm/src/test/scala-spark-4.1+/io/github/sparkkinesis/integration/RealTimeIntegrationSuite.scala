@@ -6,6 +6,7 @@ import java.util.concurrent.ConcurrentHashMap
 
 import scala.jdk.CollectionConverters._
 
+import io.github.sparkkinesis.client.IteratorStart
 import io.github.sparkkinesis.errors.KinesisThrowable
 import org.apache.spark.sql.{ForeachWriter, Row}
 import org.apache.spark.sql.streaming.{StreamingQueryException, Trigger}
@@ -21,6 +22,9 @@ class RealTimeIntegrationSuite extends AnyFunSuite with SourceIntegration {
   // Spark's shortest real-time batch is 5 s unless told otherwise: the tests' batches are shorter.
   override protected def sparkSettings: Map[String, String] =
     Map("spark.sql.streaming.realTimeMode.minBatchDuration" -> "1000")
+
+  // A task per shard for the whole batch: a core for each shard, after a split too.
+  override protected def sparkMaster: String = "local[4]"
 
   private def start(stream: String, sink: String, checkpoint: String, batch: String, options: (String, String)*) =
     read(stream)(("initialPosition" -> "trim_horizon") +: options: _*).writeStream
@@ -63,6 +67,31 @@ class RealTimeIntegrationSuite extends AnyFunSuite with SourceIntegration {
     }
   }
 
+  test("a shard split during a long batch: its children are read from a later batch, each key in order", Integration) {
+    val stream = newStream(shards = 2)
+    val sink = java.util.UUID.randomUUID().toString
+    val first = (1 to 60).map(i => f"split-$i%03d")
+    val firstResults = put(stream, first)
+    val query = start(stream, sink, newCheckpoint(), "3 seconds")
+    eventually("the records written before the split", 30, Some(query))(delivered(sink).size >= first.size)
+    val parent = admin.listShards(stream, 100).filterNot(_.isClosed).head
+    admin.splitShard(stream, parent.shardId, ((parent.hashKeyRange._1 + parent.hashKeyRange._2) / 2).toString)
+    val second = (61 to 120).map(i => f"split-$i%03d")
+    val secondResults = put(stream, second)
+    eventually("the records written after the split, committed", 60, Some(query)) {
+      delivered(sink).size >= 120 && query.recentProgress.map(_.numInputRows).sum >= 120
+    }
+    query.stop()
+    val rows = delivered(sink)
+    assert(rows.sortBy(_.seq) == expected(stream, first ++ second, firstResults ++ secondResults).sortBy(_.seq))
+    val children = admin.listShards(stream, 100).filter(_.parents.contains(parent.shardId)).map(_.shardId)
+    assert(children.size == 2 && rows.exists(r => children.contains(r.shardId)), "the children were read")
+    rows.groupBy(_.partitionKey).foreach { case (key, ofKey) =>
+      val order = ofKey.map(_.data.stripPrefix("split-").toInt)
+      assert(order == order.sorted, s"records of $key arrived out of order: ${order.mkString(",")}")
+    }
+  }
+
   test(
     "under consumerMode efo, records come through the consumer's subscription, which stopping deregisters",
     Integration) {
@@ -81,6 +110,41 @@ class RealTimeIntegrationSuite extends AnyFunSuite with SourceIntegration {
     assert(delivered(sink).sortBy(_.seq) == expected(stream, values, results).sortBy(_.seq))
     eventually("the consumer deregistered", 30)(admin.listConsumers(admin.describeStream(stream).arn).isEmpty)
   }
+
+  test("Kinesis to Kinesis in real time: each row reaches the sink stream while the batch runs", Integration) {
+    val source = newStream(shards = 2)
+    val target = newStream(shards = 1)
+    // Spark allows only its own sinks in real-time mode unless told not to check.
+    spark.conf.set("spark.sql.streaming.realTimeMode.allowlistCheck", "false")
+    try {
+      val query = read(source)("initialPosition" -> "trim_horizon")
+        .selectExpr("partitionKey", "data")
+        .writeStream
+        .format("kinesis")
+        .options(sinkOptions(Some(target)))
+        .outputMode("update")
+        .option("checkpointLocation", newCheckpoint())
+        // Spark 4.3 tracks a real-time query's progress asynchronously by default, for its own sinks only.
+        .option("asyncProgressTrackingEnabled", "false")
+        .trigger(Trigger.RealTime("60 seconds"))
+        .start()
+      val values = (1 to 30).map(i => f"relay-$i%03d")
+      put(source, values)
+      eventually("the rows in the sink stream, during the first batch", 30, Some(query)) {
+        writtenTo(target).size >= values.size
+      }
+      assert(query.recentProgress.isEmpty, "within the first batch, which has not ended")
+      query.stop()
+      assert(writtenTo(target).sorted == values, "each row once")
+    } finally spark.conf.unset("spark.sql.streaming.realTimeMode.allowlistCheck")
+  }
+
+  /** The data of every record of a stream, read with the plain API. */
+  private def writtenTo(stream: String): Seq[String] =
+    admin.listShards(stream, 100).flatMap { shard =>
+      val iterator = admin.getShardIterator(stream, shard.shardId, IteratorStart.TrimHorizon)
+      admin.getRecords(stream, shard.shardId, iterator, 10000).records.map(r => new String(r.data, UTF_8))
+    }
 
   test("options that mean nothing in real-time mode fail the query at its start, naming the option", Integration) {
     val stream = newStream(shards = 1)

@@ -51,6 +51,20 @@ class KinesisDataWriterSuite extends AnyFunSuite {
     assert(f.metric(KinesisWriteMetrics.Rows) == 3)
   }
 
+  test("rows that wait for a full request are sent soon without a commit, as a real-time task needs") {
+    val f = new Fixture
+    f.writer.write(f.row("k1", "one"))
+    f.writer.write(f.row("k2", "two"))
+    val deadline = System.nanoTime() + 5000L * 1000000
+    while (f.written("s").size < 2 && System.nanoTime() < deadline) Thread.sleep(10)
+    assert(f.written("s") == Seq("k1" -> "one", "k2" -> "two"), "sent before any commit")
+    f.writer.write(f.row("k3", "three"))
+    val KinesisWriterCommit(counts) = f.writer.commit()
+    f.writer.close()
+    assert(f.written("s").map(_._1) == Seq("k1", "k2", "k3"), "each row once")
+    assert(counts.rows == 3 && counts.kinesisRecords == 3)
+  }
+
   test("a row with null data fails the task by default, naming the row, and nothing of it is sent") {
     val f = new Fixture
     f.writer.write(f.row("k1", "one"))

@@ -1,0 +1,30 @@
+// SPDX-License-Identifier: Apache-2.0
+package io.github.sparkkinesis.realtime
+
+import io.github.sparkkinesis.config.{KinesisOptions, KinesisSourceConfig}
+import io.github.sparkkinesis.errors.KinesisIllegalArgumentException
+import io.github.sparkkinesis.source.KinesisMicroBatchStream
+import org.scalatest.funsuite.AnyFunSuite
+
+class KinesisRealTimeStreamSuite extends AnyFunSuite {
+
+  private def stream(options: (String, String)*): KinesisRealTimeStream = {
+    val config = KinesisSourceConfig(Map("streamName" -> "s", "region" -> "us-east-1") ++ options, () => None)
+    new KinesisRealTimeStream(new KinesisMicroBatchStream(config, "/nowhere"), config)
+  }
+
+  test("real-time mode refuses each option that means nothing in it, naming the option and why") {
+    KinesisOptions.NotInRealTimeMode.foreach { case (option, reason) =>
+      // Written as a user might, in another case: options are matched whatever their case.
+      val error = intercept[KinesisIllegalArgumentException] {
+        stream(option.key.toLowerCase -> option.example).prepareForRealTimeMode()
+      }
+      assert(error.getCondition == "KINESIS_OPTION_NOT_IN_REAL_TIME_MODE")
+      assert(error.getMessage.contains(s"'${option.key}'") && error.getMessage.contains(reason), error.getMessage)
+    }
+  }
+
+  test("the options that apply in real-time mode are taken as they are") {
+    stream("minFetchPeriod" -> "200ms", "maxFetchRate" -> "2.0", "consumerMode" -> "polling").prepareForRealTimeMode()
+  }
+}
