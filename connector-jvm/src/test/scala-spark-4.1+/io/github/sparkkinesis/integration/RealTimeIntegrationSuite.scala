@@ -59,6 +59,11 @@ class RealTimeIntegrationSuite extends AnyFunSuite with SourceIntegration {
       delivered(sink).size >= 70 && second.recentProgress.map(_.numInputRows).sum >= 70
     }
     second.stop()
+    // Each batch's progress shows the source's metrics: the lag as the batch's tasks left each shard.
+    val metrics = second.recentProgress.last.sources.head.metrics
+    assert(metrics.get("numTotalShards") == "2", metrics)
+    assert(Seq("avgMsBehindLatest", "maxMsBehindLatest", "minMsBehindLatest").forall(metrics.containsKey), metrics)
+    assert(metrics.get("totalPrefetchedBytes") == "0", "nothing is prefetched in real-time mode")
     val expectedRows = expected(stream, before ++ during ++ after, beforeResults ++ duringResults ++ afterResults)
     // The batch cut short is read again whole; each batch's rows, as last delivered, are every record once.
     assert(delivered(sink).sortBy(_.seq) == expectedRows.sortBy(_.seq))
