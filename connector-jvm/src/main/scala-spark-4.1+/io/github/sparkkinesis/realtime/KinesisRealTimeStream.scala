@@ -92,7 +92,8 @@ private[sparkkinesis] final class KinesisRealTimeStream(
     if (shards.size > cores)
       log.warn(
         s"$this reads ${shards.size} shards in real time, each in a task that runs for the whole batch, on " +
-          s"$cores cores: shards without a core wait for the next batch. Give the application at least " +
+          s"$cores cores: a shard's task that gets a core only after the batch's end reads nothing, so such " +
+          "shards fall behind, batch after batch. Give the application at least " +
           s"${shards.size} cores.")
     // Under consumerMode efo open shards are read through the consumer; closed ones are polled, as
     // GetRecords is what tells for certain where a closed shard ends.
