@@ -27,27 +27,26 @@ private[sparkkinesis] object RecordBlockCodec {
   private val FixedBytes = 3 * 4 + 2 * 8
 
   def encode(records: Iterable[KinesisRecord]): Seq[Array[Byte]] = {
+    val all = records.toArray
     // Keys and sequence numbers as UTF-8 first (the JDK copies an ASCII string's bytes at once), to size
     // each chunk before it is written.
-    val keys = records.iterator.map(_.partitionKey.getBytes(UTF_8)).toArray
-    val sequenceNumbers = records.iterator.map(_.sequenceNumber.getBytes(UTF_8)).toArray
+    val keys = all.map(_.partitionKey.getBytes(UTF_8))
+    val sequenceNumbers = all.map(_.sequenceNumber.getBytes(UTF_8))
+    def size(i: Int): Long = FixedBytes + keys(i).length + all(i).data.length + sequenceNumbers(i).length
     val chunks = ArrayBuffer.empty[Array[Byte]]
-    val it = records.iterator
     var i = 0
-    while (i < keys.length) {
+    while (i < all.length) {
       // A chunk takes records until it holds ChunkBytes or more, as many as fit and at least one.
       var end = i
       var bytes = 1L
-      val data = ArrayBuffer.empty[KinesisRecord]
-      while (end < keys.length && bytes < ChunkBytes) {
-        val record = it.next()
-        data += record
-        bytes += FixedBytes + keys(end).length + record.data.length + sequenceNumbers(end).length
+      while (end < all.length && bytes < ChunkBytes) {
+        bytes += size(end)
         end += 1
       }
       val out = ByteBuffer.allocate(bytes.toInt)
       out.put(Version)
-      data.foreach { r =>
+      while (i < end) {
+        val r = all(i)
         out.putInt(keys(i).length).put(keys(i))
         out.putInt(r.data.length).put(r.data)
         out.putInt(sequenceNumbers(i).length).put(sequenceNumbers(i))
