@@ -8,6 +8,7 @@ import scala.jdk.CollectionConverters._
 
 import io.github.sparkkinesis.client.IteratorStart
 import io.github.sparkkinesis.errors.KinesisThrowable
+import io.github.sparkkinesis.testing.RecordedKinesisCalls
 import org.apache.spark.sql.{ForeachWriter, Row}
 import org.apache.spark.sql.streaming.{StreamingQueryException, Trigger}
 import org.scalatest.funsuite.AnyFunSuite
@@ -113,6 +114,10 @@ class RealTimeIntegrationSuite extends AnyFunSuite with SourceIntegration {
     assert(consumers.map(_.name) == Seq("spark-kinesis_real-time"), consumers)
     query.stop()
     assert(delivered(sink).sortBy(_.seq) == expected(stream, values, results).sortBy(_.seq))
+    // Read through subscriptions, not by polling: both shards are open (no split here), so neither is polled.
+    val shards = admin.listShards(stream, 100).map(_.shardId).toSet
+    assert(RecordedKinesisCalls.byShard("SubscribeToShard", stream).keySet == shards, "subscribed to each shard")
+    assert(RecordedKinesisCalls.count("GetRecords", stream) == 0, "no shard of the stream polled")
     eventually("the consumer deregistered", 30)(admin.listConsumers(admin.describeStream(stream).arn).isEmpty)
   }
 

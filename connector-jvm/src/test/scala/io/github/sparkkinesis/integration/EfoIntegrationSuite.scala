@@ -9,7 +9,7 @@ import io.github.sparkkinesis.api.KinesisConsumerManager
 import io.github.sparkkinesis.client.ConsumerInfo
 import io.github.sparkkinesis.offsets.{ShardKey, ShardPosition}
 import io.github.sparkkinesis.prefetch.{FetchCursor, ShardFetchSpec, ShardFetcher}
-import io.github.sparkkinesis.testing.DefaultConfigs
+import io.github.sparkkinesis.testing.{DefaultConfigs, RecordedKinesisCalls}
 import io.github.sparkkinesis.util.SystemClock
 import org.scalatest.funsuite.AnyFunSuite
 
@@ -42,6 +42,10 @@ class EfoIntegrationSuite extends AnyFunSuite with SourceIntegration {
     assert(delivered.map(_.shardId).distinct.size == 3)
     val Seq(consumer) = consumersOf(stream)
     assert(consumer.name == s"spark-kinesis_${query.id}" && consumer.isActive)
+    // Read through subscriptions, not by polling: the shards are open, so none is polled.
+    val shards = admin.listShards(stream, 100).map(_.shardId).toSet
+    assert(RecordedKinesisCalls.byShard("SubscribeToShard", stream).keySet == shards, "subscribed to each shard")
+    assert(RecordedKinesisCalls.count("GetRecords", stream) == 0, "no shard of the stream polled")
   }
 
   test("a split under a running query is found by shard discovery and its children read", Integration) {
