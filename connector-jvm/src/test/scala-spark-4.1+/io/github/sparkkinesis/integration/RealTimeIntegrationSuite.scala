@@ -1,13 +1,18 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.github.sparkkinesis.integration
 
+import java.io.File
 import java.nio.charset.StandardCharsets.UTF_8
+import java.nio.file.Files
 import java.util.concurrent.ConcurrentHashMap
 
 import scala.jdk.CollectionConverters._
 
-import io.github.sparkkinesis.client.IteratorStart
+import io.github.sparkkinesis.client.{IteratorStart, PutRecord}
 import io.github.sparkkinesis.errors.KinesisThrowable
+import io.github.sparkkinesis.kpl.{AggregatedRecords, UserRecord}
+import io.github.sparkkinesis.offsets.{KinesisSourceOffset, ShardPosition}
+import io.github.sparkkinesis.offsets.ShardPosition.{After, TrimHorizon}
 import io.github.sparkkinesis.testing.RecordedKinesisCalls
 import org.apache.spark.sql.{ForeachWriter, Row}
 import org.apache.spark.sql.streaming.{StreamingQueryException, Trigger}
@@ -28,11 +33,19 @@ class RealTimeIntegrationSuite extends AnyFunSuite with SourceIntegration {
   override protected def sparkMaster: String = "local[4]"
 
   private def start(stream: String, sink: String, checkpoint: String, batch: String, options: (String, String)*) =
+    startWriting(stream, new CollectingWriter(sink), checkpoint, batch, options: _*)
+
+  private def startWriting(
+      stream: String,
+      writer: CollectingWriter,
+      checkpoint: String,
+      batch: String,
+      options: (String, String)*) =
     read(stream)(("initialPosition" -> "trim_horizon") +: options: _*).writeStream
       .outputMode("update")
       .option("checkpointLocation", checkpoint)
       .trigger(Trigger.RealTime(batch))
-      .foreach(new CollectingWriter(sink))
+      .foreach(writer)
       .start()
 
   test("records reach the sink while the batch runs, and a restarted query goes on from the last batch", Integration) {
@@ -71,6 +84,83 @@ class RealTimeIntegrationSuite extends AnyFunSuite with SourceIntegration {
     expectedRows.groupBy(_.shardId).foreach { case (shard, rows) =>
       assert(delivered(sink).filter(_.shardId == shard).map(_.seq) == rows.map(_.seq), s"$shard in order")
     }
+  }
+
+  test(
+    "a batch that ends inside a KPL aggregate: its end is logged there; the next batch and a restart go on from it",
+    Integration) {
+    val stream = newStream(shards = 1)
+    val sink = java.util.UUID.randomUUID().toString
+    val checkpoint = newCheckpoint()
+    val users = (1 to 5000).map(i => f"user-$i%04d")
+    put(stream, Seq("plain-1", "plain-2"))
+    val encoded = AggregatedRecords.encode(users.map(v => UserRecord(partitionKeyOf(v), None, v.getBytes(UTF_8))))
+    val Seq(aggregate) = admin.putRecords(stream, Seq(PutRecord("aggregate", encoded)))
+    assert(aggregate.succeeded, aggregate)
+    put(stream, Seq("plain-3"))
+    val plainAt = admin.listShards(stream, 100).flatMap { shard =>
+      val iterator = admin.getShardIterator(stream, shard.shardId, IteratorStart.TrimHorizon)
+      admin.getRecords(stream, shard.shardId, iterator, 100).records
+    }
+    val aggregateSeq = aggregate.sequenceNumber.get
+    // Each record, in order, with the position a batch logs if it ends just after it.
+    val positions: Seq[(String, ShardPosition)] = plainAt.flatMap { r =>
+      if (r.sequenceNumber == aggregateSeq) users.zipWithIndex.map { case (v, i) => v -> After(aggregateSeq, Some(i)) }
+      else Seq(new String(r.data, UTF_8) -> After(r.sequenceNumber))
+    }
+    assert(positions.map(_._1) == Seq("plain-1", "plain-2") ++ users :+ "plain-3")
+    // 2 ms a row: the aggregate takes at least 10 s to go through, so the deadline of each 1-second batch
+    // passes while its task is inside the aggregate, and Spark stops calling the reader there.
+    def startSlow() = startWriting(stream, new CollectingWriter(sink, msPerRow = 2), checkpoint, "1 second")
+    def cutInside(batchId: Long) = loggedEnd(checkpoint, batchId) match {
+      case After(`aggregateSeq`, Some(sub)) => sub < users.size - 1
+      case _ => false
+    }
+    val first = startSlow()
+    eventually("two committed batches that ended inside the aggregate", 60, Some(first)) {
+      committed(checkpoint).count(cutInside) >= 2
+    }
+    first.stop()
+    val restartedFrom = committed(checkpoint).max
+    assert(
+      cutInside(restartedFrom),
+      s"the first query's last committed batch, $restartedFrom, ended inside the aggregate")
+
+    val second = startSlow()
+    val last = After(plainAt.last.sequenceNumber)
+    eventually("every record read in committed batches", 120, Some(second)) {
+      committed(checkpoint).lastOption.exists(loggedEnd(checkpoint, _) == last)
+    }
+    second.stop()
+    assert(second.recentProgress.head.batchId == restartedFrom + 1, "the restart went on with the next batch")
+    // Each committed batch delivered exactly the records after the previous batch's logged end, up to its own.
+    val batches = committed(checkpoint)
+    assert(batches == (0L to batches.max), "each batch committed, one after another")
+    batches.foldLeft(-1) { (from, n) =>
+      val end = loggedEnd(checkpoint, n)
+      val to = positions.indexWhere(_._2 == end)
+      assert(to >= from && (to >= 0 || end == TrimHorizon), s"batch $n ended at $end, before the last one's end")
+      val records = deliveredIn(sink, n).map(_.data)
+      assert(records == positions.slice(from + 1, to + 1).map(_._1), s"batch $n: each of its records once, in order")
+      to
+    }
+    assert(delivered(sink).forall(r => r.partitionKey == partitionKeyOf(r.data)), "each user record has its own key")
+  }
+
+  /** The batches whose commit Spark wrote to the checkpoint's commit log. */
+  private def committed(checkpoint: String): Seq[Long] =
+    Option(new File(checkpoint, "commits").listFiles()).toSeq.flatten
+      .map(_.getName)
+      .filter(name => name.nonEmpty && name.forall(_.isDigit))
+      .map(_.toLong)
+      .sorted
+
+  /** The end of a one-shard stream's batch `n`, as Spark wrote it to the checkpoint's offset log. */
+  private def loggedEnd(checkpoint: String, n: Long): ShardPosition = {
+    // The log holds a version line, the batch's metadata and then each source's end offset, one a line.
+    val lines = Files.readAllLines(new File(new File(checkpoint, "offsets"), n.toString).toPath, UTF_8).asScala
+    val Seq(position) = KinesisSourceOffset.fromJson(lines.last).shards.values.toSeq
+    position
   }
 
   test("a shard split during a long batch: its children are read from a later batch, each key in order", Integration) {
@@ -173,6 +263,13 @@ object RealTimeIntegrationSuite {
   /** Rows delivered, by sink, batch (epoch) and partition: a partition written again replaces its rows. */
   private val rows = new ConcurrentHashMap[(String, Long, Long), Vector[Seen]]()
 
+  /** The rows a sink holds of one batch, by partition: each partition's last attempt. */
+  def deliveredIn(sink: String, epoch: Long): Seq[Seen] =
+    rows.asScala.toSeq
+      .collect { case ((`sink`, `epoch`, partition), seen) => partition -> seen }
+      .sortBy(_._1)
+      .flatMap(_._2)
+
   /** What a sink holds: per batch and partition, the rows of its last attempt, in batch order. */
   def delivered(sink: String): Seq[Seen] =
     rows.asScala.toSeq
@@ -180,8 +277,11 @@ object RealTimeIntegrationSuite {
       .sortBy(_._1)
       .flatMap(_._2)
 
-  /** A `foreach` sink (one Spark allows in real-time mode) that keeps each row as it arrives. */
-  final class CollectingWriter(sink: String) extends ForeachWriter[Row] {
+  /**
+   * A `foreach` sink (one Spark allows in real-time mode) that keeps each row as it arrives, taking
+   * `msPerRow` over each.
+   */
+  final class CollectingWriter(sink: String, msPerRow: Long = 0) extends ForeachWriter[Row] {
     private var key: (String, Long, Long) = _
 
     override def open(partitionId: Long, epochId: Long): Boolean = {
@@ -199,6 +299,7 @@ object RealTimeIntegrationSuite {
         new String(r.getAs[Array[Byte]]("data"), UTF_8)
       )
       rows.compute(key, (_, held) => held :+ seen)
+      if (msPerRow > 0) Thread.sleep(msPerRow)
     }
 
     override def close(errorOrNull: Throwable): Unit = ()
