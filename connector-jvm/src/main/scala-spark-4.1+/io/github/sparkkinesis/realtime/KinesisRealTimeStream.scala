@@ -21,11 +21,12 @@ import org.slf4j.LoggerFactory
  *
  * In real-time mode nothing is prefetched. Each long batch starts from the last one's end: the driver
  * checks the streams and shards from there as for a micro-batch ([[KinesisMicroBatchStream.positionsFrom]])
- * and plans a task per shard readable now (its parents read to their ends), each reading its shard for the
- * whole batch ([[RealTimeShardReader]]), by polling or, under `consumerMode` efo, through the query's
- * consumer. When the batch ends, the tasks' positions
- * ([[RealTimeShardOffset]]) make its end offset, which Spark writes to its offset log then; a shard read to
- * its end lets its children be read from the next batch on, so each key's records stay in order.
+ * and plans a task per shard readable now (its parents read to their ends), or per group of them when
+ * there are fewer cores than shards, each reading its shards for the whole batch ([[RealTimeReader]]), by
+ * polling or, under `consumerMode` efo, through the query's consumer. When the batch ends, the tasks'
+ * positions of each shard ([[RealTimeTaskOffset]]) make its end offset, which Spark writes to its offset
+ * log then; a shard read to its end lets its children be read from the next batch on, so each key's
+ * records stay in order.
  */
 private[sparkkinesis] final class KinesisRealTimeStream(
     batch: KinesisMicroBatchStream,
@@ -53,7 +54,8 @@ private[sparkkinesis] final class KinesisRealTimeStream(
       if (config.givenOptions.contains(option.key)) throw KinesisErrors.optionNotInRealTimeMode(option.key, reason)
     }
     realTime = true
-    log.info(s"$this runs in real-time mode: a task per shard for each batch, nothing prefetched")
+    log.info(
+      s"$this runs in real-time mode: each batch's tasks read their shards for the whole batch, nothing prefetched")
   }
 
   override def initialOffset(): Offset = batch.initialOffset()
@@ -81,33 +83,39 @@ private[sparkkinesis] final class KinesisRealTimeStream(
   override def planInputPartitions(start: Offset, end: Offset): Array[InputPartition] =
     batch.planInputPartitions(start, end)
 
-  /** A real-time batch: a task for each shard readable from `start`, reading until the batch's end. */
+  /**
+   * A real-time batch: the shards readable from `start`, a task for each, or, with fewer cores than shards
+   * (Spark's default parallelism), as many tasks as there are cores, the shards dealt to them in turn: each
+   * task runs for the whole batch, so all of them must run at once.
+   */
   override def planInputPartitions(start: Offset): Array[InputPartition] = {
     val listed = batch.listShards()
     val (recorded, tracked, readable) = batch.positionsFrom(start.asInstanceOf[KinesisSourceOffset], listed)
     val consumers = batch.consumerArns()
     planned = Some(Planned(recorded, tracked))
-    val shards = readable.toSeq.filter(_._2 != ShardPosition.ShardEnd).sortBy { case (k, _) => (k.stream, k.shardId) }
-    val cores = SparkSession.active.sparkContext.defaultParallelism
-    if (shards.size > cores)
-      log.warn(
-        s"$this reads ${shards.size} shards in real time, each in a task that runs for the whole batch, on " +
-          s"$cores cores: a shard's task that gets a core only after the batch's end reads nothing, so such " +
-          "shards fall behind, batch after batch. Give the application at least " +
-          s"${shards.size} cores.")
     // Under consumerMode efo open shards are read through the consumer; closed ones are polled, as
     // GetRecords is what tells for certain where a closed shard ends.
-    shards.map { case (key, from) =>
-      val consumer = consumers.get(key.stream).filterNot(_ => listed.get(key).exists(_.isClosed))
-      RealTimeInputPartition(key, from, config.aws, config.prefetch, consumer)
-    }.toArray
+    val shards = readable.toSeq
+      .filter(_._2 != ShardPosition.ShardEnd)
+      .sortBy { case (k, _) => (k.stream, k.shardId) }
+      .map { case (key, from) =>
+        RealTimeShard(key, from, consumers.get(key.stream).filterNot(_ => listed.get(key).exists(_.isClosed)))
+      }
+    val cores = SparkSession.active.sparkContext.defaultParallelism
+    val tasks = tasksOf(shards, cores)
+    if (tasks.size < shards.size)
+      log.info(
+        s"$this reads ${shards.size} shards in real time on $cores cores (Spark's default parallelism): " +
+          s"${tasks.size} tasks of up to ${tasks.map(_.size).max} shards each")
+    tasks.map(RealTimeInputPartition(_, config.aws, config.prefetch)).toArray
   }
 
-  /** The batch's end: where each of its tasks left its shard, the shards it did not read as they were. */
+  /** The batch's end: where its tasks left each shard, the shards they did not read as they were. */
   override def mergeOffsets(offsets: Array[PartitionOffset]): Offset = {
     val start = planned.getOrElse(throw new IllegalStateException(s"$this merges offsets of a batch it did not plan"))
-    val reached = offsets.toSeq.map(_.asInstanceOf[RealTimeShardOffset])
+    val reached = offsets.toSeq.flatMap(_.asInstanceOf[RealTimeTaskOffset].shards)
     lag = reached.flatMap(o => o.millisBehindLatest.map(o.shard -> _)).toMap
+    reached.filter(_.consumerGone).map(_.shard.stream).distinct.foreach(batch.consumerLost)
     KinesisSourceOffset(start.tracked ++ reached.map(o => o.shard -> o.position), start.recorded)
   }
 
@@ -141,12 +149,18 @@ private[sparkkinesis] object KinesisRealTimeStream {
 
   /** A planned batch's start: the stream identities to record and every shard's position. */
   private final case class Planned(recorded: Map[String, StreamIdentity], tracked: Map[ShardKey, ShardPosition])
+
+  /** `shards` dealt in turn to at most `cores` tasks; none without shards. */
+  def tasksOf[T](shards: Seq[T], cores: Int): Seq[Seq[T]] = {
+    val tasks = math.min(shards.size, math.max(1, cores))
+    (0 until tasks).map(t => (t until shards.size by tasks).map(shards))
+  }
 }
 
-/** Creates the readers of a real-time batch's shards on executors. */
+/** Creates the readers of a real-time batch's tasks on executors. */
 private[sparkkinesis] final class RealTimeReaderFactory(runtime: PrefetchRuntime) extends PartitionReaderFactory {
   override def createReader(partition: InputPartition): PartitionReader[InternalRow] = {
-    val shard = partition.asInstanceOf[RealTimeInputPartition]
-    new RealTimeShardReader(shard, runtime.executorApi(shard.aws))
+    val shards = partition.asInstanceOf[RealTimeInputPartition]
+    new RealTimeReader(shards, runtime.executorApi(shards.aws))
   }
 }

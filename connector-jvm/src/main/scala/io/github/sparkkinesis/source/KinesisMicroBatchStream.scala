@@ -105,6 +105,9 @@ private[sparkkinesis] final class KinesisMicroBatchStream(
   private[sparkkinesis] def consumerArns(): Map[String, String] =
     consumers.fold(Map.empty[String, String])(_.arns())
 
+  /** A task found the consumer of `stream` gone: the next [[consumerArns]] registers it again. */
+  private[sparkkinesis] def consumerLost(stream: String): Unit = consumers.foreach(_.lost(stream))
+
   /** Under Trigger.AvailableNow: the run's start. */
   @volatile private var availableNowCutoff = Option.empty[Long]
 

@@ -163,6 +163,29 @@ class RealTimeIntegrationSuite extends AnyFunSuite with SourceIntegration {
     position
   }
 
+  test("more shards than cores: a task reads several, every record once, each shard in order", Integration) {
+    // Six shards on four cores: four tasks, of one or two shards, all running for the whole batch.
+    val stream = newStream(shards = 6)
+    val sink = java.util.UUID.randomUUID().toString
+    val values = (1 to 90).map(i => f"many-$i%03d")
+    val (first, second) = values.splitAt(60)
+    val firstResults = put(stream, first)
+    val query = start(stream, sink, newCheckpoint(), "3 seconds")
+    eventually("the records written before the start", 60, Some(query))(delivered(sink).size >= first.size)
+    val secondResults = put(stream, second)
+    eventually("every record, committed", 60, Some(query)) {
+      delivered(sink).size >= values.size && query.recentProgress.map(_.numInputRows).sum >= values.size
+    }
+    query.stop()
+    val expectedRows = expected(stream, values, firstResults ++ secondResults)
+    assert(expectedRows.map(_.shardId).distinct.size == 6, "records on every shard")
+    assert(delivered(sink).sortBy(_.seq) == expectedRows.sortBy(_.seq), "every record once")
+    expectedRows.groupBy(_.shardId).foreach { case (shard, rows) =>
+      assert(delivered(sink).filter(_.shardId == shard).map(_.seq) == rows.map(_.seq), s"$shard in order")
+    }
+    assert(partitionsOf(sink) == Set(0L, 1L, 2L, 3L), "a task per core, none waiting for a core")
+  }
+
   test("a shard split during a long batch: its children are read from a later batch, each key in order", Integration) {
     val stream = newStream(shards = 2)
     val sink = java.util.UUID.randomUUID().toString
@@ -276,6 +299,9 @@ object RealTimeIntegrationSuite {
       .collect { case ((`sink`, epoch, partition), seen) => (epoch, partition) -> seen }
       .sortBy(_._1)
       .flatMap(_._2)
+
+  /** The partitions (tasks of a batch) that delivered rows to a sink. */
+  def partitionsOf(sink: String): Set[Long] = rows.keySet.asScala.collect { case (`sink`, _, p) => p }.toSet
 
   /**
    * A `foreach` sink (one Spark allows in real-time mode) that keeps each row as it arrives, taking

@@ -27,4 +27,10 @@ class KinesisRealTimeStreamSuite extends AnyFunSuite {
   test("the options that apply in real-time mode are taken as they are") {
     stream("minFetchPeriod" -> "200ms", "maxFetchRate" -> "2.0", "consumerMode" -> "polling").prepareForRealTimeMode()
   }
+
+  test("with fewer cores than shards, the shards are dealt in turn to a task per core") {
+    assert(KinesisRealTimeStream.tasksOf(Seq("a", "b", "c"), cores = 4) == Seq(Seq("a"), Seq("b"), Seq("c")))
+    assert(KinesisRealTimeStream.tasksOf(1 to 5, cores = 2) == Seq(Seq(1, 3, 5), Seq(2, 4)))
+    assert(KinesisRealTimeStream.tasksOf(Seq.empty[Int], cores = 2).isEmpty, "no task without a shard")
+  }
 }
