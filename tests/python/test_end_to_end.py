@@ -420,6 +420,13 @@ def test_records_aggregated_by_aws_aggregation_library_read_back_unchanged(
     assert read_back == written
 
 
+def records_in(client: Any, stream: str) -> list[bytes]:
+    """The data of every record of a one-shard stream, read with the plain API."""
+    shard = client.list_shards(StreamName=stream)["Shards"][0]["ShardId"]
+    iterator = client.get_shard_iterator(StreamName=stream, ShardId=shard, ShardIteratorType="TRIM_HORIZON")
+    return [r["Data"] for r in client.get_records(ShardIterator=iterator["ShardIterator"])["Records"]]
+
+
 def test_real_time_mode_relays_each_record_from_kinesis_to_kinesis_as_the_readme_shows_it(
     spark: SparkSession, kinesis: Kinesis, make_stream: Callable[[int], str], tmp_path: Path
 ) -> None:
@@ -428,13 +435,6 @@ def test_real_time_mode_relays_each_record_from_kinesis_to_kinesis_as_the_readme
     client = kinesis.client()
     values = [f"relayed-{i}".encode() for i in range(20)]
     put(client, source, [(f"key-{i}", value) for i, value in enumerate(values)])
-
-    def relayed() -> list[bytes]:
-        shard = client.list_shards(StreamName=target)["Shards"][0]["ShardId"]
-        iterator = client.get_shard_iterator(
-            StreamName=target, ShardId=shard, ShardIteratorType="TRIM_HORIZON"
-        )
-        return [r["Data"] for r in client.get_records(ShardIterator=iterator["ShardIterator"])["Records"]]
 
     spark.conf.set("spark.sql.streaming.realTimeMode.allowlistCheck", "false")
     try:
@@ -450,7 +450,12 @@ def test_real_time_mode_relays_each_record_from_kinesis_to_kinesis_as_the_readme
             .start()
         )
         try:
-            found = poll("the 20 records in the target stream", relayed, lambda rows: len(rows) >= 20, query)
+            found = poll(
+                "the 20 records in the target stream",
+                lambda: records_in(client, target),
+                lambda rows: len(rows) >= 20,
+                query,
+            )
             assert query.recentProgress == [], "every record was relayed while the first batch ran"
         finally:
             query.stop()

@@ -4,8 +4,9 @@
 The connector itself is a JVM data source (``spark.readStream.format("kinesis")``,
 ``df.write.format("kinesis")``); this package is its Python side: it puts the connector jar it carries on a
 session (:func:`configure_spark_with_kinesis`), gives typed option builders (:class:`KinesisSourceOptions`,
-:class:`KinesisSinkOptions`), and manages enhanced fan-out consumers
-(:class:`KinesisConsumerManager`, or ``python -m pyspark_kinesis consumers ...``). Importing it makes PySpark
+:class:`KinesisSinkOptions`), manages enhanced fan-out consumers (:class:`KinesisConsumerManager`, or
+``python -m pyspark_kinesis consumers ...``), and asks for Spark's real-time mode on every PySpark that can
+run it (:func:`real_time`). Importing it makes PySpark
 raise the connector's errors as :class:`KinesisError` subclasses (see :mod:`pyspark_kinesis.errors`).
 """
 
@@ -33,6 +34,7 @@ from pyspark_kinesis.options import (
     NullData,
 )
 from pyspark_kinesis.spark import configure_spark_with_kinesis
+from pyspark_kinesis.triggers import real_time
 
 __all__ = [
     "ConsumerInfo",
@@ -55,6 +57,7 @@ __all__ = [
     "__version__",
     "configure_spark_with_kinesis",
     "kinesis_cause",
+    "real_time",
 ]
 
 install_exception_conversion()

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: Apache-2.0
-"""The one place that reaches into PySpark's private attributes (``_jvm``, ``_jsparkSession``).
+"""The one place that reaches into PySpark's private attributes (``_jvm``, ``_jsparkSession``, ``_jwrite``).
 
 Everything else in the package goes through these functions, so a change in PySpark's internals is fixed
 here alone.
@@ -11,6 +11,7 @@ from collections.abc import Callable, Mapping
 from typing import Any, TypeVar
 
 from pyspark.sql import DataFrame, SparkSession
+from pyspark.sql.streaming.readwriter import DataStreamWriter
 
 from pyspark_kinesis.errors import KinesisError, KinesisOptionError, from_java
 
@@ -48,6 +49,26 @@ def builder_option(builder: SparkSession.Builder, key: str) -> str | None:
 def dataframe(spark: SparkSession, jdf: Any) -> DataFrame:
     """A Python DataFrame over a JVM one."""
     return DataFrame(jdf, spark)
+
+
+def real_time_trigger(writer: DataStreamWriter, interval: str) -> bool:
+    """Sets Spark's real-time trigger on a classic PySpark writer through its JVM writer.
+
+    :return: False if the writer has no JVM writer (Spark Connect) or its Spark no ``Trigger.RealTime``
+    """
+    jwrite = getattr(writer, "_jwrite", None)
+    spark = getattr(writer, "_spark", None)
+    if jwrite is None or spark is None:
+        return False
+    trigger = spark._jvm.org.apache.spark.sql.streaming.Trigger
+    from py4j.protocol import Py4JError
+
+    try:
+        real_time = trigger.RealTime(interval)
+    except Py4JError:
+        return False
+    writer._jwrite = jwrite.trigger(real_time)
+    return True
 
 
 def java_map(values: Mapping[str, str]) -> dict[str, str]:
