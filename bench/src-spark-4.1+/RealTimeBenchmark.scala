@@ -20,9 +20,12 @@ import org.apache.spark.sql.streaming.Trigger
  *  - enhanced fan-out: a plain SDK subscription per shard (the emulator's own push delay); the connector in
  *    real-time mode with `consumerMode` efo.
  * Real-time batches last `batchSeconds`, so that the records cross batch ends: a record that arrives
- * while one batch ends and the next starts waits for the next batch's tasks.
- * Prints a table and writes bench/results/real-time-benchmark.json.
- * Usage: dev/bench realtime [shards=4] [records=300] [batchSeconds=10]
+ * while one batch ends and the next starts waits for the next batch's tasks. Spark runs on `cores` cores:
+ * by default a core per shard and two for Spark; with fewer cores than shards each real-time task reads
+ * several shards.
+ * Prints a table and writes bench/results/real-time-benchmark.json (with fewer cores than shards,
+ * real-time-benchmark-<shards>-shards-<cores>-cores.json).
+ * Usage: dev/bench realtime [shards=4] [records=300] [batchSeconds=10] [cores=shards+2]
  */
 object RealTimeBenchmark {
   import ReadBenchmark.{putTimestamped, waitFor, Latency}
@@ -31,18 +34,21 @@ object RealTimeBenchmark {
     val shards = args.lift(0).map(_.toInt).getOrElse(4)
     val records = args.lift(1).map(_.toInt).getOrElse(300)
     val batchSeconds = args.lift(2).map(_.toInt).getOrElse(10)
+    val cores = args.lift(3).map(_.toInt).getOrElse(shards + 2)
     val kinesis = new BenchKinesis(shards)
-    val spark = BenchKinesis.spark(cores = shards + 2) // real-time mode: a core per shard, and some for Spark
+    val spark = BenchKinesis.spark(cores)
+    val results =
+      if (cores >= shards) "real-time-benchmark.json" else s"real-time-benchmark-$shards-shards-$cores-cores.json"
     try {
       val (polling, subscribed) = run(spark, kinesis, records, batchSeconds)
-      report(kinesis, polling, subscribed, s"dev/bench realtime $shards $records $batchSeconds")
+      report(kinesis, polling, subscribed, s"dev/bench realtime $shards $records $batchSeconds $cores", results)
     } finally {
       spark.stop()
       kinesis.close()
     }
   }
 
-  /** The polling readers' latencies, then the enhanced fan-out readers'; `spark` needs a core per shard. */
+  /** The polling readers' latencies, then the enhanced fan-out readers'. */
   def run(spark: SparkSession, kinesis: BenchKinesis, records: Int, batchSeconds: Int): (Seq[Latency], Seq[Latency]) = {
     import kinesis.{admin, options}
     val warmUp = kinesis.newStream("bench-warm-up")
@@ -105,7 +111,12 @@ object RealTimeBenchmark {
     )
   }
 
-  private def report(kinesis: BenchKinesis, polling: Seq[Latency], subscribed: Seq[Latency], command: String): Unit = {
+  private def report(
+      kinesis: BenchKinesis,
+      polling: Seq[Latency],
+      subscribed: Seq[Latency],
+      command: String,
+      results: String): Unit = {
     println(f"${"PutRecord to sink"}%-62s ${"records"}%8s ${"p50 ms"}%7s ${"p99 ms"}%7s ${"max ms"}%7s")
     (polling ++ subscribed).foreach { l =>
       println(f"${l.name}%-62s ${l.millis.size}%8d ${l.percentile(50)}%7d ${l.percentile(99)}%7d ${l.millis.max}%7d")
@@ -116,7 +127,7 @@ object RealTimeBenchmark {
           s""""p99Millis": ${l.percentile(99)}, "maxMillis": ${l.millis.max}}"""
       }.mkString(",\n")
     kinesis.saveResults(
-      "real-time-benchmark.json",
+      results,
       command,
       Seq(s""""polling": [\n${json(polling)}\n  ]""", s""""enhancedFanOut": [\n${json(subscribed)}\n  ]"""))
   }
