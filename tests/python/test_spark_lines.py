@@ -20,7 +20,7 @@ from conftest import Kinesis, built_jar, connector_jar, run_program, spark_lines
 from pyspark.sql import Row, SparkSession
 from pyspark_kinesis import KinesisError, real_time
 from pyspark_kinesis.spark import spark_line
-from test_end_to_end import BatchCollector, poll, put, read, records_in
+from test_end_to_end import BatchCollector, Relay, poll, put, read
 
 pytestmark = pytest.mark.line_smoke
 
@@ -202,36 +202,9 @@ def test_with_user_classpath_first_class_loaders_reading_and_writing_work(
 def test_real_time_mode_relays_records_on_every_line_that_has_it_and_is_refused_clearly_before(
     spark: SparkSession, kinesis: Kinesis, make_stream: Callable[[int], str], tmp_path: Path
 ) -> None:
-    source, target = make_stream(1), make_stream(1)
-    writer = (
-        read(spark, kinesis.options(source, initialPosition="trim_horizon"))
-        .select("partitionKey", "data")
-        .writeStream.format("kinesis")
-        .options(**kinesis.options(target))
-        .outputMode("update")
-        .option("asyncProgressTrackingEnabled", "false")
-        .option("checkpointLocation", str(tmp_path / "checkpoint"))
-    )
+    relay = Relay.of(spark, kinesis, make_stream, tmp_path / "checkpoint")
     if tuple(int(part) for part in pyspark.__version__.split(".")[:2]) < (4, 1):
         with pytest.raises(KinesisError, match=r"Real-time mode needs Spark 4\.1 or later"):
-            real_time(writer, "1 minute")
+            real_time(relay.writer, "1 minute")
         return
-    client = kinesis.client()
-    values = [f"line-{i}".encode() for i in range(10)]
-    put(client, source, [(f"key-{i}", value) for i, value in enumerate(values)])
-    spark.conf.set("spark.sql.streaming.realTimeMode.allowlistCheck", "false")
-    try:
-        query = real_time(writer, "1 minute").start()
-        try:
-            found = poll(
-                "the 10 records in the target stream",
-                lambda: records_in(client, target),
-                lambda rows: len(rows) >= 10,
-                query,
-            )
-            assert query.recentProgress == [], "relayed while the first batch ran"
-        finally:
-            query.stop()
-    finally:
-        spark.conf.unset("spark.sql.streaming.realTimeMode.allowlistCheck")
-    assert sorted(found) == sorted(values)
+    relay.relays_in_real_time(spark, kinesis, lambda writer: real_time(writer, "1 minute").start())
