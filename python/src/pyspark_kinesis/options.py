@@ -514,9 +514,10 @@ class KinesisSourceOptions(_KinesisOptions):
     does. Durations are :class:`datetime.timedelta` in whole milliseconds; sizes are bytes as an ``int`` or
     a size string such as ``"2gb"`` (binary units).
 
-    In real-time mode (``.trigger(realTime="5 minutes")``, PySpark 4.2 and later) nothing is prefetched and
-    there are no micro-batches to bound: the fields marked *not in real-time mode* must stay ``None``, or
-    the query fails at its start (``KINESIS_OPTION_NOT_IN_REAL_TIME_MODE``).
+    In real-time mode (``.trigger(realTime="5 minutes")`` from PySpark 4.2, or
+    :func:`pyspark_kinesis.real_time` from 4.1) nothing is prefetched and there are no micro-batches to
+    bound: the fields marked *not in real-time mode* must stay ``None``, or the query fails at its start
+    (``KINESIS_OPTION_NOT_IN_REAL_TIME_MODE``).
 
     :param stream_names: the streams to read (``streamName``), as a list or a comma-separated string;
         required

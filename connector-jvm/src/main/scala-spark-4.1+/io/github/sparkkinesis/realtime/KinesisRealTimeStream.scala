@@ -27,11 +27,14 @@ import org.slf4j.LoggerFactory
  * positions of each shard ([[RealTimeTaskOffset]]) make its end offset, which Spark writes to its offset
  * log then; a shard read to its end lets its children be read from the next batch on, so each key's
  * records stay in order.
+ *
+ * @param cores how many tasks can run at once: Spark's default parallelism
  */
 private[sparkkinesis] final class KinesisRealTimeStream(
     batch: KinesisMicroBatchStream,
     config: KinesisSourceConfig,
-    runtime: PrefetchRuntime = SparkPrefetchRuntime)
+    runtime: PrefetchRuntime = SparkPrefetchRuntime,
+    cores: () => Int = () => SparkSession.active.sparkContext.defaultParallelism)
     extends MicroBatchStream
     with SupportsTriggerAvailableNow
     with ReportsSourceMetrics
@@ -101,11 +104,11 @@ private[sparkkinesis] final class KinesisRealTimeStream(
       .map { case (key, from) =>
         RealTimeShard(key, from, consumers.get(key.stream).filterNot(_ => listed.get(key).exists(_.isClosed)))
       }
-    val cores = SparkSession.active.sparkContext.defaultParallelism
-    val tasks = tasksOf(shards, cores)
+    val slots = cores()
+    val tasks = tasksOf(shards, slots)
     if (tasks.size < shards.size)
       log.info(
-        s"$this reads ${shards.size} shards in real time on $cores cores (Spark's default parallelism): " +
+        s"$this reads ${shards.size} shards in real time on $slots cores (Spark's default parallelism): " +
           s"${tasks.size} tasks of up to ${tasks.map(_.size).max} shards each")
     tasks.map(RealTimeInputPartition(_, config.aws, config.prefetch)).toArray
   }
@@ -127,15 +130,7 @@ private[sparkkinesis] final class KinesisRealTimeStream(
   /** The micro-batch stream's metrics; in real-time mode the lag is the tasks' of the last batch. */
   override def metrics(latestConsumedOffset: java.util.Optional[Offset]): java.util.Map[String, String] = {
     val shown = batch.metrics(latestConsumedOffset).asScala.toMap
-    val behind = lag.values
-    val withLag =
-      if (!realTime || behind.isEmpty) shown
-      else
-        shown ++ Map(
-          "avgMsBehindLatest" -> (behind.sum.toDouble / behind.size).toString,
-          "maxMsBehindLatest" -> behind.max.toString,
-          "minMsBehindLatest" -> behind.min.toString)
-    withLag.asJava
+    (if (realTime) shown ++ KinesisMicroBatchStream.lagMetrics(lag.values) else shown).asJava
   }
 
   override def commit(end: Offset): Unit = batch.commit(end)

@@ -36,9 +36,6 @@ private[realtime] final class RealTimeLane(
   private val retryAt = Array.fill(shards.size)(0L)
   private val ended = Array.fill(shards.size)(false)
 
-  /** After the last record each shard's calls read: where polling goes on if its consumer is gone. */
-  private val readTo = shards.map(_._2.from).toArray
-
   private def fetcherOf(shard: RealTimeShard, from: ShardPosition, consumerArn: Option[String]) =
     new ShardFetcher(
       api,
@@ -87,7 +84,6 @@ private[realtime] final class RealTimeLane(
       failures(i) = 0
       fetcher.millisBehindLatest.foreach(seen.lags.set(index, _))
       val records = fetcher.take()
-      records.lastOption.foreach(r => readTo(i) = ShardPosition.After(r.sequenceNumber, r.subSequenceNumber))
       ended(i) = fetcher.finished
       if (records.nonEmpty || ended(i)) Some(Fetched(index, records, ended(i))) else None
     } catch {
@@ -99,7 +95,7 @@ private[realtime] final class RealTimeLane(
             log.warn(
               s"The consumer reading ${shard.key} in real time is gone; polling it for the rest of the batch: $e")
             fetcher.close()
-            fetchers(i) = fetcherOf(shard, readTo(i), consumerArn = None)
+            fetchers(i) = fetcherOf(shard, fetcher.position, consumerArn = None)
             seen.consumersGone.set(index, 1)
           case _ =>
             failures(i) += 1

@@ -395,9 +395,9 @@ private[sparkkinesis] object KinesisOptions {
   val NotInRealTimeMode: Seq[(OptionSpec[_], String)] = Seq(
     MaxRecordsPerTrigger -> "a real-time batch reads what arrives until it ends",
     MaxBytesPerTrigger -> "a real-time batch reads what arrives until it ends",
-    FetchBufferSize -> "nothing is prefetched: each shard's task reads it directly",
-    MaxFetchDuration -> "nothing is prefetched: each shard's task reads it for the whole batch",
-    ShardsPerTask -> "each shard is read by a task of its own",
+    FetchBufferSize -> "nothing is prefetched: the batch's tasks read their shards directly",
+    MaxFetchDuration -> "nothing is prefetched: the batch's tasks read their shards for the whole batch",
+    ShardsPerTask -> "a task per shard, or per group of shards when there are fewer cores than shards",
     CoalesceThresholdBlockSize -> "nothing is prefetched, so there are no blocks to coalesce",
     CoalesceBinSize -> "nothing is prefetched, so there are no blocks to coalesce"
   )

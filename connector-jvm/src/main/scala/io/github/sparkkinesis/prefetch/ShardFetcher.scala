@@ -61,6 +61,12 @@ private[sparkkinesis] final class ShardFetcher(
     taken
   }
 
+  /**
+   * After the last record read (all the user records of a KPL aggregate), or where reading started if
+   * nothing was: where another reader goes on from.
+   */
+  def position: ShardPosition = progress.lastSequenceNumber.fold(spec.from)(ShardPosition.After(_))
+
   /** MillisBehindLatest of the last answer, if there was one. */
   def millisBehindLatest: Option[Long] = millisBehind
 

@@ -428,15 +428,7 @@ private[sparkkinesis] final class KinesisMicroBatchStream(
     val failing = config.streams.filter(health.failing).toSet
     val behind = catalog.millisBehindLatest.filter { case (key, _) => !failing.contains(key.stream) }
     val (total, closed) = lastShardCounts
-    val lag =
-      if (behind.isEmpty) Map.empty[String, String]
-      else {
-        val values = behind.values
-        Map(
-          "avgMsBehindLatest" -> (values.sum.toDouble / values.size).toString,
-          "maxMsBehindLatest" -> values.max.toString,
-          "minMsBehindLatest" -> values.min.toString)
-      }
+    val lag = lagMetrics(behind.values)
     val sinceSuccess = config.streams.map(s => s -> health.secondsSinceLastSuccess(s))
     val perStream =
       if (config.streams.size < 2) Map.empty[String, String]
@@ -491,6 +483,15 @@ private[sparkkinesis] final class KinesisMicroBatchStream(
 }
 
 private[sparkkinesis] object KinesisMicroBatchStream {
+
+  /** The lag metrics of shards `behind` their newest records by so many ms; none without a shard. */
+  def lagMetrics(behind: Iterable[Long]): Map[String, String] =
+    if (behind.isEmpty) Map.empty
+    else
+      Map(
+        "avgMsBehindLatest" -> (behind.sum.toDouble / behind.size).toString,
+        "maxMsBehindLatest" -> behind.max.toString,
+        "minMsBehindLatest" -> behind.min.toString)
 
   /** How long AvailableNow waits for the prefetcher between looks at the catalog. */
   val AvailableNowWaitMs = 100L

@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.github.sparkkinesis.realtime
 
-import io.github.sparkkinesis.config.{KinesisOptions, KinesisSourceConfig}
+import io.github.sparkkinesis.config._
 import io.github.sparkkinesis.errors.KinesisIllegalArgumentException
 import io.github.sparkkinesis.source.KinesisMicroBatchStream
+import io.github.sparkkinesis.testing.{StopsFixtureStreams, StreamFixture}
 import org.scalatest.funsuite.AnyFunSuite
 
-class KinesisRealTimeStreamSuite extends AnyFunSuite {
+class KinesisRealTimeStreamSuite extends AnyFunSuite with StopsFixtureStreams {
 
   private def stream(options: (String, String)*): KinesisRealTimeStream = {
     val config = KinesisSourceConfig(Map("streamName" -> "s", "region" -> "us-east-1") ++ options, () => None)
@@ -32,5 +33,30 @@ class KinesisRealTimeStreamSuite extends AnyFunSuite {
     assert(KinesisRealTimeStream.tasksOf(Seq("a", "b", "c"), cores = 4) == Seq(Seq("a"), Seq("b"), Seq("c")))
     assert(KinesisRealTimeStream.tasksOf(1 to 5, cores = 2) == Seq(Seq(1, 3, 5), Seq(2, 4)))
     assert(KinesisRealTimeStream.tasksOf(Seq.empty[Int], cores = 2).isEmpty, "no task without a shard")
+  }
+
+  test("a consumer a real-time task found gone is registered again before the next batch; no record is lost") {
+    val f = new StreamFixture(
+      InitialPosition.TrimHorizon,
+      consumer = ConsumerConfig(ConsumerMode.Efo, Some(Seq("rt")), "spark-kinesis_", 300000L, false))
+    val Seq(shard) = f.api.createStream("s", 1)
+    f.api.put("s", shard, "r1")
+    val stream = new KinesisRealTimeStream(f.stream, f.config, f.runtime, cores = () => 2)
+    stream.prepareForRealTimeMode()
+    def consumerOf(partition: Any) =
+      partition.asInstanceOf[RealTimeInputPartition].shards.map(_.consumerArn)
+    val Seq(first) = stream.planInputPartitions(f.initial).toSeq
+    val Seq(Some(registered)) = consumerOf(first)
+    f.api.deregisterConsumer(f.api.describeStream("s").arn, "spark-kinesis_rt")
+    // The task reads the shard by polling once its consumer is gone, and says so with its offset.
+    val reader = stream.createReaderFactory().createReader(first).asInstanceOf[RealTimeReader]
+    val deadline = System.currentTimeMillis() + 500
+    val read = Iterator.continually(reader.nextBefore(deadline)).takeWhile(_.hasRecord).map(_ => reader.get()).size
+    val reached = reader.getOffset()
+    reader.close()
+    assert(read == 1)
+    val Seq(next) = stream.planInputPartitions(stream.mergeOffsets(Array(reached))).toSeq
+    val Seq(Some(again)) = consumerOf(next)
+    assert(again != registered, "the consumer was registered again for the next batch")
   }
 }
