@@ -110,7 +110,7 @@ private[sparkkinesis] final class KinesisRealTimeStream(
       log.info(
         s"$this reads ${shards.size} shards in real time on $slots cores (Spark's default parallelism): " +
           s"${tasks.size} tasks of up to ${tasks.map(_.size).max} shards each")
-    tasks.map(RealTimeInputPartition(_, config.aws, config.prefetch)).toArray
+    tasks.map(RealTimeInputPartition(_, config.aws, config.reading)).toArray
   }
 
   /** The batch's end: where its tasks left each shard, the shards they did not read as they were. */

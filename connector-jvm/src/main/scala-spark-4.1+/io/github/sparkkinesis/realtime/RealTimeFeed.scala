@@ -7,7 +7,8 @@ import java.util.concurrent.atomic.{AtomicInteger, AtomicIntegerArray, AtomicLon
 import scala.util.control.NonFatal
 
 import io.github.sparkkinesis.client.KinesisApi
-import io.github.sparkkinesis.config.PrefetchConfig
+import io.github.sparkkinesis.config.ReadConfig
+import io.github.sparkkinesis.reading.FetchLoop
 import io.github.sparkkinesis.realtime.RealTimeLane.Fetched
 import io.github.sparkkinesis.util.{Clock, DaemonThreads}
 
@@ -42,11 +43,10 @@ private[realtime] object RealTimeFeed {
   def apply(
       shards: IndexedSeq[RealTimeShard],
       api: KinesisApi,
-      reading: PrefetchConfig,
+      reading: ReadConfig,
       seen: RealTimeLane.Seen,
       clock: Clock): RealTimeFeed = {
-    val lanes = math.min(shards.size, MaxThreads)
-    val dealt = (0 until lanes).map(l => (l until shards.size by lanes).map(i => i -> shards(i)))
+    val dealt = FetchLoop.lanes(shards.indices.map(i => i -> shards(i)), MaxThreads)(_._2.consumerArn.isDefined)
     dealt.map(lane => new RealTimeLane(lane, api, reading, seen, clock)) match {
       case Seq(one) => new Inline(one)
       case many => new Threaded(many, shards.size, clock)
@@ -98,7 +98,7 @@ private[realtime] object RealTimeFeed {
       var taken = Option.empty[Fetched]
       while (taken.isEmpty && !exhausted && clock.nowMillis() < deadline) {
         queue.poll(
-          math.max(1L, math.min(RealTimeLane.PollMs, deadline - clock.nowMillis())),
+          math.max(1L, math.min(FetchLoop.PollMs, deadline - clock.nowMillis())),
           TimeUnit.MILLISECONDS) match {
           case null => ()
           case Left(failure) => throw failure

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.github.sparkkinesis.realtime
 
-import io.github.sparkkinesis.config.{AwsConfig, PrefetchConfig}
+import io.github.sparkkinesis.config.{AwsConfig, ReadConfig}
 import io.github.sparkkinesis.offsets.{ShardKey, ShardPosition}
 import org.apache.spark.sql.connector.read.streaming.PartitionOffset
 import org.apache.spark.sql.connector.read.InputPartition
@@ -23,7 +23,7 @@ private[sparkkinesis] final case class RealTimeShard(
 private[sparkkinesis] final case class RealTimeInputPartition(
     shards: Seq[RealTimeShard],
     aws: AwsConfig,
-    reading: PrefetchConfig)
+    reading: ReadConfig)
     extends InputPartition
 
 /**

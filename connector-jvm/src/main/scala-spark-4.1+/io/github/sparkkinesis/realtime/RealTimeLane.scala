@@ -3,22 +3,21 @@ package io.github.sparkkinesis.realtime
 
 import java.util.concurrent.atomic.{AtomicIntegerArray, AtomicLongArray}
 
-import io.github.sparkkinesis.client.{KinesisApi, KinesisApiException, KinesisRecord}
-import io.github.sparkkinesis.config.PrefetchConfig
-import io.github.sparkkinesis.fetch.Backoff
+import io.github.sparkkinesis.client.{KinesisApi, KinesisRecord}
+import io.github.sparkkinesis.config.ReadConfig
 import io.github.sparkkinesis.offsets.ShardPosition
-import io.github.sparkkinesis.prefetch.{FetchCursor, FetchFailure, ShardFetchSpec, ShardFetcher}
+import io.github.sparkkinesis.reading.{FetchFailure, FetchLoop, ShardFetchSpec, ShardFetcher}
 import io.github.sparkkinesis.util.Clock
 import org.slf4j.LoggerFactory
 
 /**
- * Some shards of a real-time task, read by one thread: each call goes to the shard whose pacing lets it be
- * called first (a [[ShardFetcher]] each, as prefetch tasks read, with its de-aggregation of KPL records),
- * and what a call read is returned as [[RealTimeLane.Fetched]], for the task's reader to hand on. A failed
- * call is tried again with backoff, within the batch, unless trying again cannot help (the stream is gone,
- * access denied, records lost): then it is thrown, as the error a user sees. A shard whose enhanced fan-out
- * consumer is gone is polled for the rest of the batch; the driver registers the consumer again when it
- * plans the next one. Not thread-safe: one thread drives it.
+ * Some shards of a real-time task, read by one thread with the reader every mode reads with ([[FetchLoop]]
+ * over a [[ShardFetcher]] each: the same pacing, subscriptions and de-aggregation of KPL records as prefetch
+ * tasks), and what a call read is returned as [[RealTimeLane.Fetched]], for the task's reader to hand on. A
+ * failed call is tried again with backoff, within the batch, unless trying again cannot help (the stream is
+ * gone, access denied, records lost): then it is thrown, as the error a user sees. A shard whose enhanced
+ * fan-out consumer is gone is polled for the rest of the batch; the driver registers the consumer again
+ * when it plans the next one. Not thread-safe: one thread drives it.
  *
  * @param shards the lane's shards, by their index among the task's
  * @param seen   what the task's lanes saw of each of its shards, for its reader
@@ -26,26 +25,23 @@ import org.slf4j.LoggerFactory
 private[realtime] final class RealTimeLane(
     shards: IndexedSeq[(Int, RealTimeShard)],
     api: KinesisApi,
-    reading: PrefetchConfig,
+    reading: ReadConfig,
     seen: RealTimeLane.Seen,
     clock: Clock) {
   import RealTimeLane._
 
-  private val fetchers = shards.map { case (_, shard) => fetcherOf(shard, shard.from, shard.consumerArn) }.toArray
-  private val failures = Array.fill(shards.size)(0)
-  private val retryAt = Array.fill(shards.size)(0L)
-  private val ended = Array.fill(shards.size)(false)
+  private val loop =
+    new FetchLoop(shards.map { case (_, shard) => fetcherOf(shard, shard.from, shard.consumerArn) }, clock, api.target)
 
   private def fetcherOf(shard: RealTimeShard, from: ShardPosition, consumerArn: Option[String]) =
     new ShardFetcher(
       api,
-      ShardFetchSpec(shard.key, from, FetchCursor(None, 0, reading.maxRecordsPerFetch), consumerArn = consumerArn),
+      ShardFetchSpec.fresh(shard.key, from, reading.maxRecordsPerFetch, consumerArn),
       reading,
-      arrivedBefore = Long.MaxValue,
       clock)
 
   /** Every shard of the lane is closed and read to its end: nothing more will come. */
-  def done: Boolean = ended.forall(identity)
+  def done: Boolean = loop.done
 
   /**
    * Reads until a call brings records or a shard's end, `until` (epoch ms) passes, `stopped` says so, or
@@ -54,62 +50,33 @@ private[realtime] final class RealTimeLane(
   def read(until: Long, ready: Int => Boolean, stopped: => Boolean): Option[Fetched] = {
     var fetched = Option.empty[Fetched]
     while (fetched.isEmpty && !done && !stopped && clock.nowMillis() < until) {
-      val now = clock.nowMillis()
-      val next = due(ready)
-      val wait = if (next < 0) PollMs else callAt(next) - now
-      if (wait > 0) clock.sleep(math.min(math.min(wait, PollMs), until - now))
-      else fetched = fetch(next)
+      loop.callNext(until, stopped, i => ready(shards(i)._1)).foreach {
+        case FetchLoop.Called(i) =>
+          val fetcher = loop.fetcher(i)
+          fetcher.millisBehindLatest.foreach(seen.lags.set(shards(i)._1, _))
+          val records = fetcher.take()
+          if (records.nonEmpty || fetcher.finished) fetched = Some(Fetched(shards(i)._1, records, fetcher.finished))
+        case FetchLoop.Failed(i, failure, cause, failingForMs) =>
+          val (index, shard) = shards(i)
+          failure.kind match {
+            case FetchFailure.Fatal => throw failure.error
+            case FetchFailure.ConsumerGone =>
+              log.warn(
+                s"The consumer reading ${shard.key} in real time is gone; polling it for the rest of the batch: $cause")
+              loop.replace(i, fetcherOf(shard, loop.fetcher(i).position, consumerArn = None))
+              seen.consumersGone.set(index, 1)
+            case _ =>
+              val pause = loop.retryLater(i)
+              log.warn(
+                s"Reading ${shard.key} in real time has failed for $failingForMs ms; trying again in $pause ms: $cause")
+          }
+      }
     }
     fetched
   }
 
-  private def callAt(i: Int): Long = math.max(fetchers(i).nextCallAt, retryAt(i))
-
-  /** The shard, ready and not ended, whose next call is due first; -1 if there is none. */
-  private def due(ready: Int => Boolean): Int = {
-    var first = -1
-    var i = 0
-    while (i < shards.size) {
-      if (!ended(i) && ready(shards(i)._1) && (first < 0 || callAt(i) < callAt(first))) first = i
-      i += 1
-    }
-    first
-  }
-
-  private def fetch(i: Int): Option[Fetched] = {
-    val (index, shard) = shards(i)
-    val fetcher = fetchers(i)
-    try {
-      fetcher.fetchOnce()
-      failures(i) = 0
-      fetcher.millisBehindLatest.foreach(seen.lags.set(index, _))
-      val records = fetcher.take()
-      ended(i) = fetcher.finished
-      if (records.nonEmpty || ended(i)) Some(Fetched(index, records, ended(i))) else None
-    } catch {
-      case e: KinesisApiException =>
-        val failure = FetchFailure.of(e, shard.key, fetcher.subscribes, api.target)
-        failure.kind match {
-          case FetchFailure.Fatal => throw failure.error
-          case FetchFailure.ConsumerGone =>
-            log.warn(
-              s"The consumer reading ${shard.key} in real time is gone; polling it for the rest of the batch: $e")
-            fetcher.close()
-            fetchers(i) = fetcherOf(shard, fetcher.position, consumerArn = None)
-            seen.consumersGone.set(index, 1)
-          case _ =>
-            failures(i) += 1
-            val pause = Backoff.pauseAfter(failures(i), RetryPauseMs, MaxRetryPauseMs)
-            log.warn(
-              s"Reading ${shard.key} in real time failed (${failures(i)} in a row); trying again in $pause ms: $e")
-            retryAt(i) = clock.nowMillis() + pause
-        }
-        None
-    }
-  }
-
   /** Releases what the shards' reads hold open; a subscription waits for the next batch's task here. */
-  def close(): Unit = fetchers.foreach(_.close())
+  def close(): Unit = loop.close()
 }
 
 private[realtime] object RealTimeLane {
@@ -126,11 +93,4 @@ private[realtime] object RealTimeLane {
 
   /** What one call read of the task's shard `index`: its records, and whether the shard ended with them. */
   final case class Fetched(index: Int, records: Seq[KinesisRecord], ended: Boolean)
-
-  /** The longest a lane sleeps at once, so that it sees soon when the task is over. */
-  val PollMs = 20L
-
-  /** Pauses after failed calls, doubling from the first to the last. */
-  private val RetryPauseMs = 500L
-  private val MaxRetryPauseMs = 5000L
 }

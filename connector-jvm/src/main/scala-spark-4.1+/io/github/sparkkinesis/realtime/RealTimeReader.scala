@@ -3,7 +3,7 @@ package io.github.sparkkinesis.realtime
 
 import io.github.sparkkinesis.client.KinesisApi
 import io.github.sparkkinesis.offsets.ShardPosition
-import io.github.sparkkinesis.prefetch.RecordCursor
+import io.github.sparkkinesis.reading.RecordCursor
 import io.github.sparkkinesis.realtime.RealTimeLane.Fetched
 import io.github.sparkkinesis.source.KinesisRecordSchema
 import io.github.sparkkinesis.util.{Clock, SystemClock}

@@ -19,9 +19,14 @@ private[sparkkinesis] final case class KinesisSourceConfig(
     limits: TriggerLimits,
     consumer: ConsumerConfig,
     aws: AwsConfig,
-    outageTimeoutMs: Option[Long],
     givenOptions: Set[String] = Set.empty
 ) {
+
+  /** How each shard is read. */
+  def reading: ReadConfig = prefetch.reading
+
+  /** How long the query goes on while every call to Kinesis for a stream fails (None: forever). */
+  def outageTimeoutMs: Option[Long] = reading.outageTimeoutMs
 
   /** The name Spark shows for this source in plans and progress reports, as the Databricks source does. */
   def description: String = s"KinesisV2[${streams.mkString(",")}]"
@@ -46,23 +51,18 @@ private[sparkkinesis] object KinesisSourceConfig {
       shardFetchIntervalMs = options.required(KinesisOptions.ShardFetchInterval),
       maxShardsPerDescribe = options.required(KinesisOptions.MaxShardsPerDescribe),
       prefetch = PrefetchConfig(
-        maxRecordsPerFetch = options.required(KinesisOptions.MaxRecordsPerFetch),
-        maxFetchBytesPerSecond = math.round(options.required(KinesisOptions.MaxFetchRate) * PrefetchConfig.MB),
-        minFetchPeriodMs = options.required(KinesisOptions.MinFetchPeriod),
+        reading = ReadConfig(options),
         maxFetchDurationMs = options.required(KinesisOptions.MaxFetchDuration),
         fetchBufferBytes = options.required(KinesisOptions.FetchBufferSize),
         shardsPerTask = options.required(KinesisOptions.ShardsPerTask),
         coalesceThresholdBlockSize = options.required(KinesisOptions.CoalesceThresholdBlockSize),
-        coalesceBinSize = options.required(KinesisOptions.CoalesceBinSize),
-        failOnDataLoss = options.required(KinesisOptions.FailOnDataLoss),
-        subscriptionLifetimeMs = options.required(KinesisOptions.SubscriptionLifetime)
+        coalesceBinSize = options.required(KinesisOptions.CoalesceBinSize)
       ),
       limits = TriggerLimits(
         maxRecords = options.get(KinesisOptions.MaxRecordsPerTrigger),
         maxBytes = options.get(KinesisOptions.MaxBytesPerTrigger)
       ),
       consumer = consumerConfig(options, raw),
-      outageTimeoutMs = options.required(KinesisOptions.OutageTimeout),
       aws = AwsConfig.fromOptions(options, resolveDefaultRegion),
       givenOptions = options.givenKeys
     )

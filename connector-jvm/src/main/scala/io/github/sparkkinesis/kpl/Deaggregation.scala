@@ -34,7 +34,8 @@ private[sparkkinesis] object Deaggregation {
       }
     }
     val after = from match {
-      case a: ShardPosition.After if a.subSequenceNumber.isDefined => expanded.dropWhile(a.covers)
+      case a: ShardPosition.After if a.subSequenceNumber.isDefined =>
+        expanded.dropWhile(r => a.covers(r.sequenceNumber, r.subSequenceNumber))
       case _ => expanded
     }
     (after, corrupt)

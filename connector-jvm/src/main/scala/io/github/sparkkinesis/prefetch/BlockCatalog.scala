@@ -5,6 +5,7 @@ import scala.collection.mutable
 
 import io.github.sparkkinesis.config.{PrefetchConfig, TriggerLimits}
 import io.github.sparkkinesis.offsets.{ShardKey, ShardPosition}
+import io.github.sparkkinesis.reading.{FetchCursor, ShardFetchSpec}
 
 /**
  * The driver's record of what has been prefetched and not yet committed: per shard, the stretches read
@@ -265,7 +266,7 @@ private[sparkkinesis] object BlockCatalog {
 
   private object ShardState {
     def startingAt(position: ShardPosition, config: PrefetchConfig): ShardState =
-      new ShardState(position, FetchCursor(None, 0L, config.maxRecordsPerFetch), Vector.empty, None, false, 0)
+      new ShardState(position, FetchCursor(None, 0L, config.reading.maxRecordsPerFetch), Vector.empty, None, false, 0)
   }
 
   /**

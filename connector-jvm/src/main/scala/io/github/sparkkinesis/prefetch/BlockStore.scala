@@ -14,7 +14,7 @@ private[sparkkinesis] trait BlockStore extends Serializable {
   def put(streamId: Int, uniqueId: Long, records: Iterable[KinesisRecord]): BlockRef
 
   /** The block's records, read from whichever executor has them, or None if the block is gone. */
-  def get(block: BlockRef): Option[RecordCursor]
+  def get(block: BlockRef): Option[BlockCursor]
 
   /** Removes blocks from every executor that has them. Called on the driver. */
   def remove(blocks: Seq[BlockRef]): Unit
@@ -41,7 +41,7 @@ private[sparkkinesis] object SparkBlockStore extends BlockStore {
     BlockRef(streamId, uniqueId, executorId, host)
   }
 
-  override def get(block: BlockRef): Option[RecordCursor] =
+  override def get(block: BlockRef): Option[BlockCursor] =
     SparkBlocks.get(block.streamId, block.uniqueId).map(chunks => RecordBlockCodec.decode(chunks.iterator))
 
   override def remove(blocks: Seq[BlockRef]): Unit =

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.github.sparkkinesis.prefetch
+import io.github.sparkkinesis.reading.ShardFetchSpec
 
 /**
  * How a prefetch job's shards are grouped into tasks, each task reading `shardsPerTask` of its shards at

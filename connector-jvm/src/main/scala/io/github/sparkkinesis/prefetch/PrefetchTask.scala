@@ -6,8 +6,10 @@ import java.util.concurrent.atomic.{AtomicInteger, AtomicLong}
 
 import scala.util.control.NonFatal
 
-import io.github.sparkkinesis.client.{KinesisApi, KinesisApiException}
+import io.github.sparkkinesis.client.KinesisApi
 import io.github.sparkkinesis.config.PrefetchConfig
+import io.github.sparkkinesis.offsets.ShardPosition
+import io.github.sparkkinesis.reading.{FetchFailure, FetchLoop, ReadEnd, ShardFetchSpec, ShardFetcher, SubscriptionPool}
 import io.github.sparkkinesis.util.{Clock, DaemonThreads}
 import org.slf4j.LoggerFactory
 
@@ -28,13 +30,10 @@ import org.slf4j.LoggerFactory
  *    by a job.
  * Then each shard's records are stored as one block, serialized, in memory and on disk. A Kinesis failure
  * ends that shard's reading and is reported with the shard's outcome; the driver decides what follows. A
- * task Spark cancels stops within [[PrefetchTask.PollMs]] and stores nothing.
+ * task Spark cancels stops within [[FetchLoop.PollMs]] and stores nothing.
  */
 private[sparkkinesis] object PrefetchTask {
   private val log = LoggerFactory.getLogger(getClass)
-
-  /** How often a waiting shard thread looks whether the task is over. */
-  val PollMs = 20L
 
   /** How long a task whose shards are all at their tip, with nothing new, goes on polling. */
   val IdleEndMs = 1000L
@@ -80,19 +79,22 @@ private[sparkkinesis] object PrefetchTask {
     val startedAt = clock.nowMillis()
     val progress =
       new Progress(startedAt, startedAt + config.maxFetchDurationMs, spec.shards.size, spec.maxHeldBytes, cancelled)
-    val quiet = quietPeriodMs(spec.shards, config)
-    val fetchers =
-      spec.shards.map(s => new ShardFetcher(api, s, config, spec.arrivedBefore, clock, subscriptions, quiet))
-    val futures = lanes(fetchers, config.shardsPerTask).map { lane =>
-      threads.submit(new Callable[Seq[(ShardFetcher, Option[FetchFailure])]] {
-        override def call(): Seq[(ShardFetcher, Option[FetchFailure])] =
-          lane.zip(readUntilDone(lane, progress, clock, api.target))
+    val end = if (spec.arrivedBefore == Long.MaxValue) ReadEnd.Open else ReadEnd.ArrivedBefore(spec.arrivedBefore)
+    val lanes = lanesOf(spec.shards.indices, spec.shards, config.shardsPerTask)
+    val quiet = quietPeriodMs(lanes, spec.shards, config)
+    val fetchers = spec.shards.map { s =>
+      new ShardFetcher(api, s.copy(end = end), config.reading, clock, subscriptions, quiet)
+    }
+    val futures = lanes.map { lane =>
+      threads.submit(new Callable[Seq[(Int, Option[FetchFailure])]] {
+        override def call(): Seq[(Int, Option[FetchFailure])] =
+          lane.zip(readUntilDone(new FetchLoop(lane.map(fetchers), clock, api.target), progress, clock))
       })
     }
     val failures =
       try {
-        val byFetcher = futures.flatMap(f => resultOf(f)).toMap
-        fetchers.map(byFetcher)
+        val byShard = futures.flatMap(f => resultOf(f)).toMap
+        fetchers.indices.map(byShard)
       } catch {
         case e: InterruptedException =>
           // The shard threads end after their call in flight: a call cut off mid-request is a reset
@@ -120,7 +122,7 @@ private[sparkkinesis] object PrefetchTask {
           if (fetcher.recordCount == 0) None
           else Some(store.put(spec.streamId, taskAttemptId * MaxShardsPerTask + i, fetcher.records))
         block.foreach(stored += _)
-        fetcher.outcome(block, failure)
+        outcomeOf(fetcher, block, failure)
       }
       val records = outcomes.flatMap(_.data).map(_.records).sum
       log.info(
@@ -137,23 +139,38 @@ private[sparkkinesis] object PrefetchTask {
     }
   }
 
+  /** What the task did with a shard; `block` holds the records, if there were any. */
+  private def outcomeOf(fetcher: ShardFetcher, block: Option[BlockRef], failure: Option[FetchFailure]) = {
+    val data = fetcher.lastSequenceNumber.filter(_ => fetcher.recordCount > 0).map { last =>
+      // Up to the last Kinesis record whole, all its user records included.
+      Segment(fetcher.shard, fetcher.from, ShardPosition.After(last), fetcher.recordCount.toLong, fetcher.bytes, block)
+    }
+    ShardFetchOutcome(
+      shard = fetcher.shard,
+      from = fetcher.from,
+      data = data,
+      reachedEnd = fetcher.shardEnded,
+      cutoffReached = fetcher.readEndReached,
+      cursor = fetcher.cursor,
+      millisBehindLatest = fetcher.millisBehindLatest,
+      answeredAt = fetcher.lastAnsweredAt,
+      calls = fetcher.calls,
+      throttledCalls = fetcher.throttled,
+      corruptAggregates = fetcher.corruptAggregates,
+      failure = failure
+    )
+  }
+
   private def resultOf[T](f: Future[T]): T =
     try f.get()
     catch { case e: ExecutionException => throw e.getCause }
 
-  /**
-   * The task's threads and the shards each reads: a subscribed shard alone, as it waits on pushed events;
-   * polled shards dealt in turn to at most `threads` threads (less those of the subscribed shards).
-   */
-  private[prefetch] def lanes(fetchers: Seq[ShardFetcher], threads: Int): Seq[IndexedSeq[ShardFetcher]] = {
-    val (subscribed, polled) = fetchers.toIndexedSeq.partition(_.subscribes)
-    val threadsPolling = pollingThreads(polled.size, subscribed.size, threads)
-    subscribed.map(IndexedSeq(_)) ++
-      (0 until threadsPolling).map(t => (t until polled.size by threadsPolling).map(polled))
-  }
-
-  private def pollingThreads(polled: Int, subscribed: Int, threads: Int): Int =
-    math.min(polled, math.max(1, threads - subscribed))
+  /** The task's threads, and the shards (by index) each reads: see [[FetchLoop.lanes]]. */
+  private[prefetch] def lanesOf(
+      indices: Seq[Int],
+      shards: Seq[ShardFetchSpec],
+      threads: Int): IndexedSeq[IndexedSeq[Int]] =
+    FetchLoop.lanes(indices.toIndexedSeq, threads)(i => shards(i).consumerArn.isDefined)
 
   /**
    * How long a quiet polled shard may wait between calls ([[PolledReads]]): `minFetchPeriod` times the
@@ -161,73 +178,53 @@ private[sparkkinesis] object PrefetchTask {
    * every `minFetchPeriod` as asked; a thread reading many calls its quiet shards less often, so that at a
    * thousand shards on a few cores it does not spend its calls (and the cores) on shards with nothing new.
    */
-  private[prefetch] def quietPeriodMs(shards: Seq[ShardFetchSpec], config: PrefetchConfig): Long = {
-    val polled = shards.count(_.consumerArn.isEmpty)
-    val threads = pollingThreads(polled, shards.size - polled, config.shardsPerTask)
-    val perThread = if (threads == 0) 0 else (polled + threads - 1) / threads
-    math.min(MaxQuietPeriodMs, config.minFetchPeriodMs * math.max(1, perThread))
+  private[prefetch] def quietPeriodMs(
+      lanes: Seq[Seq[Int]],
+      shards: Seq[ShardFetchSpec],
+      config: PrefetchConfig): Long = {
+    val perThread = lanes.map(_.count(i => shards(i).consumerArn.isEmpty)).foldLeft(0)(math.max)
+    math.min(MaxQuietPeriodMs, config.reading.minFetchPeriodMs * math.max(1, perThread))
   }
 
   /**
-   * One thread: calls each of its shards as their pacing allows, the one due first first, until the task is
-   * over or every shard is done; returns each shard's failure, if any. A failed call ends its shard's reading
-   * in this task, not the others'. An outage is logged on the driver (see `health.KinesisHealth`), not by
-   * every task.
+   * One thread: calls each of its shards as their pacing allows, the one due first first ([[FetchLoop]]),
+   * until the task is over or every shard is done; returns each shard's failure, if any. A failed call ends
+   * its shard's reading in this task, not the others', and the driver decides what follows. An outage is
+   * logged on the driver (see `health.KinesisHealth`), not by every task.
    */
-  private def readUntilDone(
-      lane: IndexedSeq[ShardFetcher],
-      progress: Progress,
-      clock: Clock,
-      target: String): IndexedSeq[Option[FetchFailure]] = {
-    val failures = Array.fill[Option[FetchFailure]](lane.size)(None)
-    val counted = Array.fill(lane.size)(false)
+  private def readUntilDone(loop: FetchLoop, progress: Progress, clock: Clock): IndexedSeq[Option[FetchFailure]] = {
+    val failures = Array.fill[Option[FetchFailure]](loop.size)(None)
+    val counted = Array.fill(loop.size)(false)
+    val seen = Array.fill(loop.size)((0, 0L))
     def count(i: Int): Unit = if (!counted(i)) {
       counted(i) = true
       progress.shardCaughtUp()
     }
-
-    /** The shard still reading whose next step is due first, or -1 if none is. */
-    def due: Int = {
-      var first = -1
-      var i = 0
-      while (i < lane.size) {
-        if (failures(i).isEmpty && !lane(i).finished && (first < 0 || lane(i).nextCallAt < lane(first).nextCallAt))
-          first = i
-        i += 1
-      }
-      first
-    }
-    lane.indices.foreach(i => if (lane(i).finished) count(i))
+    (0 until loop.size).foreach(i => if (!loop.reading(i)) count(i))
     try {
-      var next = due
-      while (next >= 0 && !progress.over(clock.nowMillis())) {
-        val fetcher = lane(next)
-        val now = clock.nowMillis()
-        val wait = math.min(fetcher.nextCallAt - now, progress.deadline - now)
-        if (wait > 0) clock.sleep(math.min(wait, PollMs))
-        else {
-          try {
-            val (records, bytes) = (fetcher.recordCount, fetcher.bytes)
-            fetcher.fetchOnce()
+      var going = true
+      while (going) {
+        loop.callNext(progress.deadline, progress.over(clock.nowMillis())) match {
+          case Some(FetchLoop.Called(i)) =>
+            val fetcher = loop.fetcher(i)
+            val (records, bytes) = seen(i)
             progress.addRecords(fetcher.recordCount - records, fetcher.bytes - bytes)
-            if (fetcher.caughtUp) count(next)
-          } catch {
-            case e: KinesisApiException =>
-              val failure = FetchFailure.of(e, fetcher.shard, fetcher.subscribes, target)
-              if (failure.kind == FetchFailure.Transient) log.debug(s"Prefetching ${fetcher.shard} failed: $e")
-              else log.warn(s"Prefetching ${fetcher.shard} stopped for this task on a failed call: $e")
-              failures(next) = Some(failure)
-              count(next)
-          }
+            seen(i) = (fetcher.recordCount, fetcher.bytes)
+            if (fetcher.caughtUp) count(i)
+          case Some(FetchLoop.Failed(i, failure, cause, _)) =>
+            val shard = loop.fetcher(i).shard
+            if (failure.kind == FetchFailure.Transient) log.debug(s"Prefetching $shard failed: $cause")
+            else log.warn(s"Prefetching $shard stopped for this task on a failed call: $cause")
+            failures(i) = Some(failure)
+            loop.stop(i)
+            count(i)
+          case None => going = false
         }
-        next = due
       }
       failures.toIndexedSeq
     } finally {
-      lane.indices.foreach { i =>
-        try lane(i).close()
-        finally count(i)
-      }
+      try loop.close()
+      finally (0 until loop.size).foreach(count)
     }
   }
 

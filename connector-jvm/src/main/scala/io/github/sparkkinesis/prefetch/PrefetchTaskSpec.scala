@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.github.sparkkinesis.prefetch
+import io.github.sparkkinesis.reading.ShardFetchSpec
 
 /**
  * The work of one prefetch task: up to `shardsPerTask` shards, read in parallel, each by its own thread.

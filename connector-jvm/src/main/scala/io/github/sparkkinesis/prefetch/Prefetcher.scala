@@ -7,8 +7,9 @@ import io.github.sparkkinesis.client.ApiFailures
 import io.github.sparkkinesis.config.{ByteSizes, PrefetchConfig}
 import io.github.sparkkinesis.consumers.StreamConsumers
 import io.github.sparkkinesis.errors.{ErrorCondition, KinesisErrors, KinesisException}
-import io.github.sparkkinesis.fetch.Backoff
 import io.github.sparkkinesis.health.KinesisHealth
+import io.github.sparkkinesis.reading.{FetchFailure, ShardFetchSpec}
+import io.github.sparkkinesis.reading.Backoff
 import io.github.sparkkinesis.util.{Clock, DaemonThreads}
 import org.slf4j.LoggerFactory
 

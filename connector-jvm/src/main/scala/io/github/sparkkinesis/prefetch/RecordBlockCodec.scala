@@ -14,7 +14,7 @@ import io.github.sparkkinesis.client.KinesisRecord
  * sub-sequence number or -1), strings as UTF-8 and every length and number big-endian. A compact format of
  * our own, so that blocks cost neither Java serialization per record nor a Kryo registration, whatever
  * `spark.serializer` is. Each chunk is sized before it is written and written into one array;
- * [[RecordCursor]] reads the records in place. Stateless and thread-safe.
+ * [[BlockCursor]] reads the records in place. Stateless and thread-safe.
  */
 private[sparkkinesis] object RecordBlockCodec {
 
@@ -59,5 +59,5 @@ private[sparkkinesis] object RecordBlockCodec {
     chunks.toVector
   }
 
-  def decode(chunks: Iterator[Array[Byte]]): RecordCursor = new RecordCursor(chunks)
+  def decode(chunks: Iterator[Array[Byte]]): BlockCursor = new BlockCursor(chunks)
 }

@@ -2,6 +2,7 @@
 package io.github.sparkkinesis.prefetch
 
 import io.github.sparkkinesis.offsets.{ShardKey, ShardPosition}
+import io.github.sparkkinesis.reading.{FetchCursor, FetchFailure}
 
 /**
  * What a prefetch task did with one shard.

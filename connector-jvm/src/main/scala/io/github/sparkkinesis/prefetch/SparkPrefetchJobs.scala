@@ -41,7 +41,7 @@ private[sparkkinesis] final class SparkPrefetchJobs(
    * The prefetch thread inherited the query thread's job properties. Its jobs keep the query's scheduler
    * pool, get a group named after the query's (`<query's group>/kinesis-prefetch`) and their own tag, and do
    * not claim to belong to a SQL execution. Cancelling them does not interrupt their threads: a task sees
-   * it is cancelled between two calls (within [[PrefetchTask.PollMs]]), so no Kinesis call is cut off
+   * it is cancelled between two calls (within [[io.github.sparkkinesis.reading.FetchLoop.PollMs]]), so no Kinesis call is cut off
    * mid-request.
    */
   private def prepareThread(): Unit = if (!prepared) {

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.github.sparkkinesis.source
 
-import io.github.sparkkinesis.config.{AwsConfig, PrefetchConfig}
+import io.github.sparkkinesis.config.{AwsConfig, ReadConfig}
 import io.github.sparkkinesis.prefetch.Segment
 import org.apache.spark.sql.connector.read.InputPartition
 
@@ -12,7 +12,7 @@ import org.apache.spark.sql.connector.read.InputPartition
 private[sparkkinesis] final case class KinesisInputPartition(
     segments: Seq[Segment],
     aws: AwsConfig,
-    reading: PrefetchConfig,
+    reading: ReadConfig,
     locations: Array[String]
 ) extends InputPartition {
   override def preferredLocations(): Array[String] = locations

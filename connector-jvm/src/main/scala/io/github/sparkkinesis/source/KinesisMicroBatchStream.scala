@@ -7,10 +7,10 @@ import io.github.sparkkinesis.client.{ApiFailures, ClientUse, KinesisApi, Kinesi
 import io.github.sparkkinesis.config.{AwsConfig, InitialPosition, KinesisOptions, KinesisSourceConfig, TriggerLimits}
 import io.github.sparkkinesis.consumers.StreamConsumers
 import io.github.sparkkinesis.errors.{ErrorCondition, KinesisErrors, KinesisException}
-import io.github.sparkkinesis.fetch.Backoff
 import io.github.sparkkinesis.health.KinesisHealth
 import io.github.sparkkinesis.offsets.{KinesisSourceOffset, ShardKey, ShardPosition, StreamIdentity}
 import io.github.sparkkinesis.prefetch._
+import io.github.sparkkinesis.reading.Backoff
 import io.github.sparkkinesis.shards.{ShardDiscovery, ShardLineage, StreamIdentities}
 import io.github.sparkkinesis.shims.SparkShims
 import io.github.sparkkinesis.util.{Clock, DaemonThreads, SystemClock}
@@ -270,7 +270,7 @@ private[sparkkinesis] final class KinesisMicroBatchStream(
     expired.foreach { case (key, position) =>
       val lost = remainderOf(position)
       val reason = "the shard was closed and its retention period ended before the query read it to its end"
-      if (config.prefetch.failOnDataLoss) throw KinesisErrors.dataLoss(key.stream, key.shardId, lost, reason)
+      if (config.reading.failOnDataLoss) throw KinesisErrors.dataLoss(key.stream, key.shardId, lost, reason)
       log.warn(s"Skipping the $lost of $key: $reason (failOnDataLoss is false)")
     }
     positions ++ expired.keys.map(_ -> ShardPosition.ShardEnd)
@@ -318,7 +318,7 @@ private[sparkkinesis] final class KinesisMicroBatchStream(
     val segment = crossing.segment
     val minimum = if (crossing.anyTaken) 0L else 1L
     val (count, bytes, last) = DaemonThreads.shieldedFromInterrupts {
-      val (_, records) = SegmentReader.read(segment, runtime.store, api, config.prefetch, clock)
+      val (_, records) = SegmentReader.read(segment, runtime.store, api, config.reading, clock)
       var count = 0L
       var bytes = 0L
       var last = Option.empty[ShardPosition.After]
@@ -411,7 +411,7 @@ private[sparkkinesis] final class KinesisMicroBatchStream(
       config.prefetch.coalesceBinSize
     )
     groups.map { group =>
-      KinesisInputPartition(group, config.aws, config.prefetch, BatchPartitioning.locations(group))
+      KinesisInputPartition(group, config.aws, config.reading, BatchPartitioning.locations(group))
     }.toArray
   }
 

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.github.sparkkinesis.source
 
-import io.github.sparkkinesis.prefetch.{PrefetchRuntime, RecordCursor, Segment, SegmentReader}
+import io.github.sparkkinesis.prefetch.{PrefetchRuntime, Segment, SegmentReader}
+import io.github.sparkkinesis.reading.RecordCursor
 import io.github.sparkkinesis.util.SystemClock
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.connector.metric.CustomTaskMetric

@@ -15,7 +15,7 @@ import org.scalatest.funsuite.AnyFunSuite
 class RealTimeReaderSuite extends AnyFunSuite {
   import RealTimeReaderSuite._
 
-  private val config = DefaultConfigs.Prefetch.copy(minFetchPeriodMs = 200)
+  private val config = DefaultConfigs.Reading.copy(minFetchPeriodMs = 200)
 
   private def readerOf(api: FakeKinesisApi, clock: Clock, shards: RealTimeShard*) =
     new RealTimeReader(RealTimeInputPartition(shards, null, config), api, clock)

@@ -23,17 +23,13 @@ class KinesisSourceConfigSuite extends AnyFunSuite {
     assert(config.shardFetchIntervalMs == 1000)
     assert(
       config.prefetch == PrefetchConfig(
-        10000,
-        1024 * 1024,
-        400,
+        ReadConfig(10000, 1024 * 1024, 400, failOnDataLoss = true, Some(600000), 300000),
         10000,
         20L << 30,
         5,
         10000000,
-        128000000,
-        true,
-        300000))
-    assert(config.prefetch.maxFetchBytesPerSecond == 1024 * 1024)
+        128000000))
+    assert(config.reading.maxFetchBytesPerSecond == 1024 * 1024)
     assert(config.prefetch.fetchBufferBytes == 20L * 1024 * 1024 * 1024)
     assert(config.limits == TriggerLimits(None, None))
     assert(config.consumer == ConsumerConfig(ConsumerMode.Polling, None, "spark-kinesis_", 300000, false))
@@ -213,8 +209,8 @@ class KinesisSourceConfigSuite extends AnyFunSuite {
         "maxBytesPerTrigger" -> "2gb"
       )
     )
-    assert(config.prefetch.maxFetchBytesPerSecond == 1572864)
-    assert(config.prefetch.minFetchPeriodMs == 210)
+    assert(config.reading.maxFetchBytesPerSecond == 1572864)
+    assert(config.reading.minFetchPeriodMs == 210)
     assert(config.prefetch.maxFetchDurationMs == 200)
     assert(config.prefetch.fetchBufferBytes == 10L * 1024 * 1024)
     assert(config.prefetch.shardsPerTask == 10)

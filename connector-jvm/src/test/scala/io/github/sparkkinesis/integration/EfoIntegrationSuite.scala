@@ -8,7 +8,7 @@ import scala.jdk.CollectionConverters._
 import io.github.sparkkinesis.api.KinesisConsumerManager
 import io.github.sparkkinesis.client.ConsumerInfo
 import io.github.sparkkinesis.offsets.{ShardKey, ShardPosition}
-import io.github.sparkkinesis.prefetch.{FetchCursor, ShardFetchSpec, ShardFetcher}
+import io.github.sparkkinesis.reading.{FetchCursor, ShardFetchSpec, ShardFetcher}
 import io.github.sparkkinesis.testing.{DefaultConfigs, RecordedKinesisCalls}
 import io.github.sparkkinesis.util.SystemClock
 import org.scalatest.funsuite.AnyFunSuite
@@ -107,7 +107,7 @@ class EfoIntegrationSuite extends AnyFunSuite with SourceIntegration {
       finally manager.close()
     // Subscriptions live 3 s here instead of Kinesis' five minutes (the emulator's first event takes 2 s);
     // records keep coming meanwhile.
-    val config = DefaultConfigs.Prefetch.copy(subscriptionLifetimeMs = 3000)
+    val config = DefaultConfigs.Reading.copy(subscriptionLifetimeMs = 3000)
     val fetcher = new ShardFetcher(
       admin,
       ShardFetchSpec(
@@ -116,7 +116,6 @@ class EfoIntegrationSuite extends AnyFunSuite with SourceIntegration {
         FetchCursor(None, 0, 10000),
         consumerArn = Some(consumer)),
       config,
-      Long.MaxValue,
       SystemClock
     )
 
@@ -137,7 +136,7 @@ class EfoIntegrationSuite extends AnyFunSuite with SourceIntegration {
     try readFor(30000)(fetcher.records.size >= written.size)
     finally fetcher.close()
     assert(fetcher.records.map(r => new String(r.data, UTF_8)) == written)
-    assert(fetcher.outcome(None, None).calls >= 3, "subscribed several times")
+    assert(fetcher.calls >= 3, "subscribed several times")
   }
 
   test("a query's subscriptions renewed every few seconds lose and repeat nothing", Integration) {

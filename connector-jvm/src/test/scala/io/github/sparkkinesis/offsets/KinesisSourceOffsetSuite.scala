@@ -96,15 +96,5 @@ class KinesisSourceOffsetSuite extends AnyFunSuite {
     assert(SequenceNumbers.compare("10", Some(1L), "10", Some(2L)) < 0)
     assert(SequenceNumbers.compare("10", Some(99L), "10", None) < 0)
     assert(SequenceNumbers.compare("10", None, "10", None) == 0)
-    assert(
-      ShardPosition
-        .After("10", Some(2L))
-        .resumeAt
-        .contains(io.github.sparkkinesis.client.IteratorStart.AtSequenceNumber("10")))
-    assert(
-      ShardPosition
-        .After("10")
-        .resumeAt
-        .contains(io.github.sparkkinesis.client.IteratorStart.AfterSequenceNumber("10")))
   }
 }

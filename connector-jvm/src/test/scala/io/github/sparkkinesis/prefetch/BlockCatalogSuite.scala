@@ -4,6 +4,7 @@ package io.github.sparkkinesis.prefetch
 import io.github.sparkkinesis.config.TriggerLimits
 import io.github.sparkkinesis.offsets.{ShardKey, ShardPosition}
 import io.github.sparkkinesis.offsets.ShardPosition.{After, ShardEnd, TrimHorizon}
+import io.github.sparkkinesis.reading.FetchCursor
 import io.github.sparkkinesis.testing.DefaultConfigs
 import org.scalatest.funsuite.AnyFunSuite
 

@@ -3,6 +3,7 @@ package io.github.sparkkinesis.prefetch
 
 import io.github.sparkkinesis.client.RecordBatch
 import io.github.sparkkinesis.offsets.{ShardKey, ShardPosition}
+import io.github.sparkkinesis.reading.{FetchCursor, FetchFailure, ShardFetchSpec}
 import io.github.sparkkinesis.testing.{
   DefaultConfigs,
   DelegatingKinesisApi,
@@ -19,7 +20,8 @@ import org.scalatest.funsuite.AnyFunSuite
  */
 class PrefetchTaskSuite extends AnyFunSuite {
 
-  private val config = DefaultConfigs.Prefetch.copy(maxRecordsPerFetch = 10, maxFetchDurationMs = 10000)
+  private val config =
+    DefaultConfigs.Prefetch.copy(maxFetchDurationMs = 10000).withReading(_.copy(maxRecordsPerFetch = 10))
 
   private def spec(shards: Seq[String], recordsPerCall: Int = 10) =
     PrefetchTaskSpec(
@@ -35,7 +37,13 @@ class PrefetchTaskSuite extends AnyFunSuite {
     val store = new InMemoryBlockStore
     val started = System.currentTimeMillis()
     val outcomes =
-      PrefetchTask.run(spec(shards), config.copy(minFetchPeriodMs = 200), api, store, SystemClock, taskAttemptId = 3)
+      PrefetchTask.run(
+        spec(shards),
+        config.withReading(_.copy(minFetchPeriodMs = 200)),
+        api,
+        store,
+        SystemClock,
+        taskAttemptId = 3)
     // Three calls per shard 200 ms apart, not the ten seconds of maxFetchDuration.
     assert(System.currentTimeMillis() - started < 5000, "not waiting out maxFetchDuration")
     written.foreach { case (id, seqs) =>
@@ -79,7 +87,7 @@ class PrefetchTaskSuite extends AnyFunSuite {
     val megabyte = new Array[Byte](1024 * 1024)
     shards.foreach(id => (1 to 100).foreach(i => api.putBytes("s", id, megabyte, s"k$i")))
     // A backlog read as fast as Kinesis' limits allow: 5 calls a second, of 10 MiB each.
-    val unpaced = config.copy(minFetchPeriodMs = 200, maxFetchBytesPerSecond = 1L << 30)
+    val unpaced = config.withReading(_.copy(minFetchPeriodMs = 200, maxFetchBytesPerSecond = 1L << 30))
     val started = System.currentTimeMillis()
     val outcomes =
       PrefetchTask.run(spec(shards), unpaced, api, new InMemoryBlockStore, SystemClock, 1)
@@ -98,7 +106,8 @@ class PrefetchTaskSuite extends AnyFunSuite {
     val megabyte = new Array[Byte](1024 * 1024)
     shards.foreach(id => (1 to 50).foreach(i => api.putBytes("s", id, megabyte, s"k$i")))
     // Calls of one record, 1 MiB, as fast as the limits allow.
-    val unpaced = config.copy(maxRecordsPerFetch = 1, minFetchPeriodMs = 200, maxFetchBytesPerSecond = 1L << 30)
+    val unpaced =
+      config.withReading(_.copy(maxRecordsPerFetch = 1, minFetchPeriodMs = 200, maxFetchBytesPerSecond = 1L << 30))
     val share = 8L * megabyte.length
     val task = spec(shards, recordsPerCall = 1).copy(maxHeldBytes = share)
     val outcomes = PrefetchTask.run(task, unpaced, api, new InMemoryBlockStore, SystemClock, 1)
@@ -168,7 +177,7 @@ class PrefetchTaskSuite extends AnyFunSuite {
     val started = System.currentTimeMillis()
     val outcomes = PrefetchTask.run(
       spec(shards),
-      config.copy(shardsPerTask = 3, minFetchPeriodMs = 50),
+      config.copy(shardsPerTask = 3).withReading(_.copy(minFetchPeriodMs = 50)),
       api,
       new InMemoryBlockStore,
       SystemClock,
@@ -180,23 +189,36 @@ class PrefetchTaskSuite extends AnyFunSuite {
   }
 
   test("a task's threads: a subscribed shard each, polled shards dealt in turn to the rest") {
-    val api = new FakeKinesisApi(new ManualClock())
-    def fetcher(id: String, subscribed: Boolean) = new ShardFetcher(
-      api,
+    def spec(id: String, subscribed: Boolean) =
       ShardFetchSpec(
         ShardKey("s", id),
         ShardPosition.TrimHorizon,
         FetchCursor(None, 0, 10),
-        consumerArn = if (subscribed) Some("arn:consumer") else None),
-      config,
-      Long.MaxValue,
-      SystemClock
-    )
-    val polled = (1 to 7).map(i => fetcher(s"p$i", subscribed = false))
-    val subscribed = (1 to 2).map(i => fetcher(s"e$i", subscribed = true))
-    def ids(lanes: Seq[Seq[ShardFetcher]]) = lanes.map(_.map(_.shard.shardId))
-    assert(ids(PrefetchTask.lanes(polled, 3)) == Seq(Seq("p1", "p4", "p7"), Seq("p2", "p5"), Seq("p3", "p6")))
-    assert(ids(PrefetchTask.lanes(subscribed ++ polled.take(2), 3)) == Seq(Seq("e1"), Seq("e2"), Seq("p1", "p2")))
-    assert(ids(PrefetchTask.lanes(polled.take(2), 5)) == Seq(Seq("p1"), Seq("p2")))
+        consumerArn = if (subscribed) Some("arn:consumer") else None)
+    val polled = (1 to 7).map(i => spec(s"p$i", subscribed = false))
+    val subscribed = (1 to 2).map(i => spec(s"e$i", subscribed = true))
+    def ids(shards: Seq[ShardFetchSpec], threads: Int) =
+      PrefetchTask.lanesOf(shards.indices, shards, threads).map(_.map(shards(_).shard.shardId))
+    assert(ids(polled, 3) == Seq(Seq("p1", "p4", "p7"), Seq("p2", "p5"), Seq("p3", "p6")))
+    assert(ids(subscribed ++ polled.take(2), 3) == Seq(Seq("e1"), Seq("e2"), Seq("p1", "p2")))
+    assert(ids(polled.take(2), 5) == Seq(Seq("p1"), Seq("p2")))
+  }
+
+  test("the quiet period grows with the shards a task's thread reads, up to two seconds") {
+    def quiet(polled: Int, subscribed: Int = 0, shardsPerTask: Int = 5) = {
+      val specs = (0 until polled + subscribed).map { i =>
+        ShardFetchSpec(
+          ShardKey("s", s"shardId-$i"),
+          ShardPosition.TrimHorizon,
+          FetchCursor(None, 0L, 10),
+          consumerArn = if (i < subscribed) Some("arn:consumer") else None)
+      }
+      val prefetch = config.copy(shardsPerTask = shardsPerTask).withReading(_.copy(minFetchPeriodMs = 400))
+      PrefetchTask.quietPeriodMs(PrefetchTask.lanesOf(specs.indices, specs, shardsPerTask), specs, prefetch)
+    }
+    assert(quiet(4) == 400, "four shards on five threads: each alone")
+    assert(quiet(10) == 800)
+    assert(quiet(5, subscribed = 3) == 1200, "three subscribed shards take three of the five threads")
+    assert(quiet(1000) == PrefetchTask.MaxQuietPeriodMs)
   }
 }

@@ -5,7 +5,7 @@ import scala.collection.mutable
 
 import io.github.sparkkinesis.client.ShardInfo
 import io.github.sparkkinesis.offsets.{ShardKey, ShardPosition}
-import io.github.sparkkinesis.prefetch.{FetchCursor, ShardFetchSpec, ShardFetcher, ShardRangeReader}
+import io.github.sparkkinesis.reading.{FetchCursor, ReadEnd, ShardFetchSpec, ShardFetcher, ShardRangeReader}
 import io.github.sparkkinesis.testing.{DefaultConfigs, FakeKinesisApi, ManualClock}
 import org.scalacheck.Gen
 import org.scalatest.funsuite.AnyFunSuite
@@ -72,12 +72,10 @@ class ShardLineageSuite extends AnyFunSuite with ScalaCheckPropertyChecks {
   private def advance(api: FakeKinesisApi, clock: ManualClock, key: ShardKey, from: ShardPosition): ShardPosition =
     if (from == ShardPosition.ShardEnd) from
     else {
-      val config = DefaultConfigs.Prefetch.copy(maxRecordsPerFetch = 3)
-      val fetcher =
-        new ShardFetcher(api, ShardFetchSpec(key, from, FetchCursor(None, 0, 3)), config, Long.MaxValue, clock)
+      val config = DefaultConfigs.Reading.copy(maxRecordsPerFetch = 3)
+      val fetcher = new ShardFetcher(api, ShardFetchSpec(key, from, FetchCursor(None, 0, 3)), config, clock)
       fetcher.fetchOnce()
-      val outcome = fetcher.outcome(None, None)
-      outcome.data.map(_.to).getOrElse(if (outcome.reachedEnd) ShardPosition.ShardEnd else from)
+      if (fetcher.recordCount > 0) fetcher.position else if (fetcher.shardEnded) ShardPosition.ShardEnd else from
     }
 
   test("property: every record is read exactly once, and no shard is read before all of its parents are finished") {
@@ -105,8 +103,8 @@ class ShardLineageSuite extends AnyFunSuite with ScalaCheckPropertyChecks {
               api,
               k,
               tracked(k),
-              Some(end),
-              DefaultConfigs.Prefetch.copy(maxRecordsPerFetch = 3),
+              ReadEnd.Through(end),
+              DefaultConfigs.Reading.copy(maxRecordsPerFetch = 3),
               clock).map(r => new String(r.data, "UTF-8"))
           case _ =>
         }

@@ -2,7 +2,7 @@
 package io.github.sparkkinesis.source
 
 import io.github.sparkkinesis.config.{ConsumerConfig, ConsumerMode, InitialPosition, TriggerLimits}
-import io.github.sparkkinesis.prefetch.SubscriptionPool
+import io.github.sparkkinesis.reading.SubscriptionPool
 import io.github.sparkkinesis.testing.{StopsFixtureStreams, StreamFixture}
 import org.scalatest.funsuite.AnyFunSuite
 

@@ -8,6 +8,7 @@ import scala.jdk.CollectionConverters._
 import io.github.sparkkinesis.client.{KinesisApi, KinesisRecord}
 import io.github.sparkkinesis.config.{AwsConfig, KinesisSourceConfig}
 import io.github.sparkkinesis.prefetch._
+import io.github.sparkkinesis.reading.SubscriptionPool
 import io.github.sparkkinesis.util.Clock
 
 /** Blocks in a map, encoded as the BlockManager holds them. Thread-safe. */
@@ -20,7 +21,7 @@ final class InMemoryBlockStore extends BlockStore {
     BlockRef(streamId, uniqueId, "exec-1", "host-1")
   }
 
-  override def get(block: BlockRef): Option[RecordCursor] =
+  override def get(block: BlockRef): Option[BlockCursor] =
     Option(blocks.get((block.streamId, block.uniqueId))).map(chunks => RecordBlockCodec.decode(chunks.iterator))
 
   override def remove(refs: Seq[BlockRef]): Unit = synchronized {

@@ -37,11 +37,13 @@ class StreamFixture(
     position,
     shardFetchIntervalMs = shardFetchIntervalMs,
     maxShardsPerDescribe = 100,
-    prefetch(DefaultConfigs.Prefetch.copy(maxRecordsPerFetch = maxRecords, maxFetchDurationMs = 1000)),
+    prefetch(
+      DefaultConfigs.Prefetch
+        .copy(maxFetchDurationMs = 1000)
+        .withReading(_.copy(maxRecordsPerFetch = maxRecords, outageTimeoutMs = outageTimeoutMs))),
     limits,
     consumer,
-    StreamFixture.Aws,
-    outageTimeoutMs
+    StreamFixture.Aws
   )
   var runtime = new LocalPrefetchRuntime(api, clock)
   def newStream(): KinesisMicroBatchStream = {

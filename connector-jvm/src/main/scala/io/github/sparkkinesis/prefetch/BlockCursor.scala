@@ -6,15 +6,16 @@ import java.nio.ByteBuffer
 
 import io.github.sparkkinesis.client.KinesisRecord
 import io.github.sparkkinesis.offsets.{SequenceNumbers, ShardPosition}
+import io.github.sparkkinesis.reading.RecordCursor
 
 /**
- * The records of encoded chunks ([[RecordBlockCodec]]), one at a time and in place: [[next]] reads a
+ * The records of a block's encoded chunks ([[RecordBlockCodec]]), one at a time and in place: [[next]] reads a
  * record's lengths and numbers, and its partition key, data and sequence number stay where they are in
  * [[bytes]], to be copied once, into a row, or compared with a position, without a String or an Option
  * per record. The fields describe the current record until the next call. Optionally clipped to a range
  * of a shard ([[clip]]). Not thread-safe.
  */
-private[sparkkinesis] final class RecordCursor(chunks: Iterator[Array[Byte]]) {
+private[sparkkinesis] final class BlockCursor(chunks: Iterator[Array[Byte]]) extends RecordCursor {
   private var chunk = Array.emptyByteArray
   private var in = ByteBuffer.wrap(chunk)
   private var at = 0
@@ -33,10 +34,10 @@ private[sparkkinesis] final class RecordCursor(chunks: Iterator[Array[Byte]]) {
   def keyAt: Int = _keyAt
   def keyLength: Int = _keyLength
   def dataAt: Int = _dataAt
-  def dataLength: Int = _dataLength
+  override def dataLength: Int = _dataLength
   def sequenceNumberAt: Int = _seqAt
   def sequenceNumberLength: Int = _seqLength
-  def arrivalMillis: Long = _arrivalMillis
+  override def arrivalMillis: Long = _arrivalMillis
 
   /** The user record's index in its KPL aggregate, or -1 for a whole Kinesis record. */
   def subSequenceNumber: Long = _subSequenceNumber
@@ -46,7 +47,7 @@ private[sparkkinesis] final class RecordCursor(chunks: Iterator[Array[Byte]]) {
    * must reach `until`, or the first call to [[next]] past the end throws `missing`. Before the first
    * [[next]].
    */
-  def clip(from: ShardPosition, until: Option[ShardPosition.After])(missing: => Throwable): RecordCursor = {
+  def clip(from: ShardPosition, until: Option[ShardPosition.After])(missing: => Throwable): BlockCursor = {
     after = from match {
       case p: ShardPosition.After => Some(p)
       case _ => None
@@ -57,7 +58,7 @@ private[sparkkinesis] final class RecordCursor(chunks: Iterator[Array[Byte]]) {
   }
 
   /** Moves to the next record; false when there is none (within the clip). */
-  def next(): Boolean = {
+  override def next(): Boolean = {
     var found = false
     while (!done && !found) {
       if (!advance()) {
@@ -121,13 +122,13 @@ private[sparkkinesis] final class RecordCursor(chunks: Iterator[Array[Byte]]) {
       end.subSequenceNumber.forall(_ == _subSequenceNumber)
 
   /** The position just after the current record. */
-  def position: ShardPosition.After =
+  override def position: ShardPosition.After =
     ShardPosition.After(sequenceNumber, if (_subSequenceNumber >= 0) Some(_subSequenceNumber) else None)
 
   def sequenceNumber: String = new String(chunk, _seqAt, _seqLength, UTF_8)
 
   /** The current record, copied out. */
-  def record: KinesisRecord =
+  override def record: KinesisRecord =
     KinesisRecord(
       new String(chunk, _keyAt, _keyLength, UTF_8),
       java.util.Arrays.copyOfRange(chunk, _dataAt, _dataAt + _dataLength),
@@ -135,16 +136,4 @@ private[sparkkinesis] final class RecordCursor(chunks: Iterator[Array[Byte]]) {
       _arrivalMillis,
       if (_subSequenceNumber >= 0) Some(_subSequenceNumber) else None
     )
-
-  /** The remaining records, copied out (for tests and small reads). */
-  def records: Iterator[KinesisRecord] = Iterator.continually(next()).takeWhile(identity).map(_ => record)
-}
-
-private[sparkkinesis] object RecordCursor {
-
-  /** Records read from Kinesis, encoded as a block holds them, [[GroupSize]] at a time. */
-  def of(records: Iterator[KinesisRecord]): RecordCursor =
-    new RecordCursor(records.grouped(GroupSize).flatMap(group => RecordBlockCodec.encode(group)))
-
-  private val GroupSize = 1000
 }

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-package io.github.sparkkinesis.prefetch
+package io.github.sparkkinesis.reading
 
 import io.github.sparkkinesis.offsets.{ShardKey, ShardPosition}
 import io.github.sparkkinesis.testing.{DefaultConfigs, FakeKinesisApi, ManualClock}
@@ -7,7 +7,7 @@ import org.scalatest.funsuite.AnyFunSuite
 
 class ShardFetcherSuite extends AnyFunSuite {
 
-  private val config = DefaultConfigs.Prefetch.copy(maxRecordsPerFetch = 8, maxFetchBytesPerSecond = 1000)
+  private val config = DefaultConfigs.Reading.copy(maxRecordsPerFetch = 8, maxFetchBytesPerSecond = 1000)
 
   private class Fixture(records: Int, payload: Int = 10) {
     val clock = new ManualClock()
@@ -19,10 +19,14 @@ class ShardFetcherSuite extends AnyFunSuite {
     def fetcher(from: ShardPosition = ShardPosition.TrimHorizon, arrivedBefore: Long = Long.MaxValue) =
       new ShardFetcher(
         api,
-        ShardFetchSpec(key, from, FetchCursor(None, 0, config.maxRecordsPerFetch)),
+        ShardFetchSpec(
+          key,
+          from,
+          FetchCursor(None, 0, config.maxRecordsPerFetch),
+          end = if (arrivedBefore == Long.MaxValue) ReadEnd.Open else ReadEnd.ArrivedBefore(arrivedBefore)),
         config,
-        arrivedBefore,
-        clock)
+        clock
+      )
   }
 
   test("the next call waits minFetchPeriod, or longer when the bytes read exceed maxFetchRate") {
@@ -36,7 +40,6 @@ class ShardFetcherSuite extends AnyFunSuite {
       f.api,
       ShardFetchSpec(f.key, ShardPosition.TrimHorizon, FetchCursor(None, 0, 80)),
       config.copy(maxRecordsPerFetch = 80),
-      Long.MaxValue,
       f.clock)
     big.fetchOnce()
     // 80 records of 25 bytes at 1000 bytes/s: two seconds before the next call.
@@ -51,9 +54,8 @@ class ShardFetcherSuite extends AnyFunSuite {
     assert(fetcher.nextCallAt == f.clock.nowMillis() + PolledReads.ThrottlePauseMs)
     f.clock.advance(PolledReads.ThrottlePauseMs)
     fetcher.fetchOnce()
-    val throttled = fetcher.outcome(None, None)
-    assert(throttled.cursor.recordsPerCall == 2)
-    assert(throttled.throttledCalls == 2)
+    assert(fetcher.cursor.recordsPerCall == 2)
+    assert(fetcher.throttled == 2)
     assert(fetcher.records.isEmpty)
     fetcher.fetchOnce()
     assert(fetcher.records.size == 2, "the halved size is asked for")
@@ -61,7 +63,7 @@ class ShardFetcherSuite extends AnyFunSuite {
     fetcher.fetchOnce()
     assert(fetcher.records.size == 2 + 4 + 8, "the size doubles back to maxRecordsPerFetch")
     fetcher.fetchOnce()
-    assert(fetcher.outcome(None, None).cursor.recordsPerCall == 8)
+    assert(fetcher.cursor.recordsPerCall == 8)
     assert(fetcher.records.map(_.sequenceNumber) == f.seqs.take(22))
   }
 
@@ -81,19 +83,13 @@ class ShardFetcherSuite extends AnyFunSuite {
     val f = new Fixture(records = 20)
     val first = f.fetcher()
     first.fetchOnce()
-    val outcome = first.outcome(None, None)
-    assert(outcome.data.map(_.to).contains(ShardPosition.After(f.seqs(7))))
-    val next = new ShardFetcher(
-      f.api,
-      ShardFetchSpec(f.key, outcome.data.get.to, outcome.cursor),
-      config,
-      Long.MaxValue,
-      f.clock)
+    assert(first.position == ShardPosition.After(f.seqs(7)))
+    val next = new ShardFetcher(f.api, ShardFetchSpec(f.key, first.position, first.cursor), config, f.clock)
     val iterators = f.api.calls("GetShardIterator")
     next.fetchOnce()
     assert(f.api.calls("GetShardIterator") == iterators)
     assert(next.records.map(_.sequenceNumber) == f.seqs.slice(8, 16))
-    assert(next.nextCallAt == outcome.cursor.notBeforeMs.max(f.clock.nowMillis() + 400))
+    assert(next.nextCallAt == first.cursor.notBeforeMs.max(f.clock.nowMillis() + 400))
   }
 
   test("a closed shard read to its end is finished") {
@@ -102,9 +98,8 @@ class ShardFetcherSuite extends AnyFunSuite {
     val fetcher = f.fetcher()
     fetcher.fetchOnce()
     assert(fetcher.finished)
-    val outcome = fetcher.outcome(None, None)
-    assert(outcome.reachedEnd)
-    assert(outcome.data.map(_.records).contains(5L))
+    assert(fetcher.shardEnded)
+    assert(fetcher.recordCount == 5)
   }
 
   test("under AvailableNow only records that arrived before the cut-off are kept") {
@@ -116,7 +111,7 @@ class ShardFetcherSuite extends AnyFunSuite {
     fetcher.fetchOnce()
     assert(fetcher.finished)
     assert(fetcher.records.map(_.sequenceNumber) == f.seqs)
-    assert(fetcher.outcome(None, None).cutoffReached)
+    assert(fetcher.readEndReached)
   }
 
   test("under AvailableNow a shard is finished once a call after the cut-off finds nothing more") {

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-package io.github.sparkkinesis.prefetch
+package io.github.sparkkinesis.reading
 
 import io.github.sparkkinesis.client.{IteratorStart, KinesisRecord}
 import io.github.sparkkinesis.offsets.{ShardKey, ShardPosition}
@@ -8,9 +8,9 @@ import io.github.sparkkinesis.offsets.{ShardKey, ShardPosition}
  * How far reading a shard from `from` has come: the last Kinesis record read whole, and so where the shard
  * is opened again when nothing is open (after that record, or at `from` while nothing was read). A `from`
  * inside an aggregate opens at its Kinesis record, whose user records up to `from` [[Deaggregation]] then
- * skips. Kept alike by the prefetch tasks and the batches that read a range again. Not thread-safe.
+ * skips. Kept by [[ShardFetcher]]. Not thread-safe.
  */
-private[prefetch] final class ReadProgress(key: ShardKey, from: ShardPosition) {
+private[reading] final class ReadProgress(key: ShardKey, from: ShardPosition) {
   private var last = from match {
     case ShardPosition.After(seq, None) => Some(seq)
     case _ => None
@@ -26,6 +26,19 @@ private[prefetch] final class ReadProgress(key: ShardKey, from: ShardPosition) {
   def resumeAt: IteratorStart =
     last
       .map(IteratorStart.AfterSequenceNumber)
-      .orElse(from.resumeAt)
+      .orElse(ReadProgress.startOf(from))
       .getOrElse(throw new IllegalStateException(s"$key has nothing to read after $from"))
+}
+
+private[reading] object ReadProgress {
+
+  /** Where a shard read from `position` is opened, or None when nothing is left to read after it. */
+  def startOf(position: ShardPosition): Option[IteratorStart] = position match {
+    case ShardPosition.TrimHorizon => Some(IteratorStart.TrimHorizon)
+    case ShardPosition.AtTimestamp(ms) => Some(IteratorStart.AtTimestamp(ms))
+    case ShardPosition.After(seq, None) => Some(IteratorStart.AfterSequenceNumber(seq))
+    // Inside an aggregate: at its Kinesis record, whose user records up to the position are skipped.
+    case ShardPosition.After(seq, Some(_)) => Some(IteratorStart.AtSequenceNumber(seq))
+    case ShardPosition.ShardEnd => None
+  }
 }

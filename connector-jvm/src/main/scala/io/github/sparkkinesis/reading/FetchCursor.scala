@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-package io.github.sparkkinesis.prefetch
+package io.github.sparkkinesis.reading
 
 /**
  * How the prefetcher reads a shard, carried from one prefetch task to the next so that pacing, throttling

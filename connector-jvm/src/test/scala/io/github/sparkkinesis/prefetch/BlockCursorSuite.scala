@@ -5,9 +5,10 @@ import scala.util.Random
 
 import io.github.sparkkinesis.client.KinesisRecord
 import io.github.sparkkinesis.offsets.{SequenceNumbers, ShardPosition}
+import io.github.sparkkinesis.reading.RecordCursor
 import org.scalatest.funsuite.AnyFunSuite
 
-class RecordCursorSuite extends AnyFunSuite {
+class BlockCursorSuite extends AnyFunSuite {
 
   private def seq(i: Int) = s"4960000000000000000000000000${100 + i}"
 
@@ -19,7 +20,7 @@ class RecordCursorSuite extends AnyFunSuite {
 
   private def cursor = RecordBlockCodec.decode(RecordBlockCodec.encode(records).iterator)
 
-  private def keys(c: RecordCursor): Seq[String] = c.records.map(_.partitionKey).toVector
+  private def keys(c: BlockCursor): Seq[String] = c.records.map(_.partitionKey).toVector
 
   private class Missing extends RuntimeException
 
@@ -46,8 +47,10 @@ class RecordCursorSuite extends AnyFunSuite {
       keys(cursor.clip(ShardPosition.After(seq(4)), Some(ShardPosition.After(seq(5), Some(7))))(new Missing)))
   }
 
-  test("records read from Kinesis go through the same form, in order") {
-    assert(RecordCursor.of(records.iterator).records.map(_.partitionKey).toSeq == records.map(_.partitionKey))
+  test("records read from Kinesis are handed on as they are, in order, with their positions") {
+    val cursor = RecordCursor.of(records.iterator)
+    assert(cursor.next() && cursor.position == ShardPosition.After(seq(1)))
+    assert(cursor.records.map(_.partitionKey).toSeq == records.drop(1).map(_.partitionKey))
     assert(!RecordCursor.of(Iterator.empty).next())
   }
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-package io.github.sparkkinesis.prefetch
+package io.github.sparkkinesis.reading
 
 import io.github.sparkkinesis.client.{ApiFailures, KinesisApiException}
 import io.github.sparkkinesis.errors.{KinesisErrors, KinesisException, RemoteFailure}

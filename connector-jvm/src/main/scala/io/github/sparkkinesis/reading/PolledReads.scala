@@ -1,9 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
-package io.github.sparkkinesis.prefetch
+package io.github.sparkkinesis.reading
 
 import io.github.sparkkinesis.client.{IteratorStart, KinesisApi, KinesisApiException}
-import io.github.sparkkinesis.config.PrefetchConfig
-import io.github.sparkkinesis.fetch.ShardIterators
+import io.github.sparkkinesis.config.ReadConfig
 import io.github.sparkkinesis.offsets.ShardKey
 import io.github.sparkkinesis.util.Clock
 import org.slf4j.LoggerFactory
@@ -16,16 +15,16 @@ import org.slf4j.LoggerFactory
  *  - on average at most `maxFetchRate`: after a call that returned `b` bytes the next waits `b / rate`;
  *  - a quiet shard, whose calls find nothing new at its tip, is called less often: from the second such
  *    call in a row each doubles the pause, up to `quietPeriodMs`; any record ends it. A thread that reads
- *    many shards so spends its calls where records are (see [[PrefetchTask]] for the bound it sets);
+ *    many shards so spends its calls where records are (see `prefetch.PrefetchTask` for the bound it sets);
  *  - when throttled, half as many records per call and a five-second pause; the size doubles back with each
  *    call that succeeds.
  *
  * An iterator that expired is opened again at `resumeAt`.
  */
-private[prefetch] final class PolledReads(
+private[reading] final class PolledReads(
     api: KinesisApi,
     key: ShardKey,
-    config: PrefetchConfig,
+    config: ReadConfig,
     start: FetchCursor,
     clock: Clock,
     quietPeriodMs: Long = 0L)
@@ -99,7 +98,7 @@ private[prefetch] final class PolledReads(
   }
 }
 
-private[prefetch] object PolledReads {
+private[reading] object PolledReads {
   private val log = LoggerFactory.getLogger(classOf[PolledReads])
 
   /** How long a throttled shard rests, as the Databricks source's log line says. */

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-package io.github.sparkkinesis.prefetch
+package io.github.sparkkinesis.reading
 
 import io.github.sparkkinesis.client.{
   IteratorStart,
@@ -8,8 +8,7 @@ import io.github.sparkkinesis.client.{
   ShardSubscription,
   SubscriptionEvent
 }
-import io.github.sparkkinesis.config.PrefetchConfig
-import io.github.sparkkinesis.fetch.{Backoff, ShardIterators}
+import io.github.sparkkinesis.config.ReadConfig
 import io.github.sparkkinesis.offsets.ShardKey
 import io.github.sparkkinesis.util.Clock
 import org.slf4j.LoggerFactory
@@ -24,13 +23,13 @@ import org.slf4j.LoggerFactory
  * shard is busy (the previous subscription is not released yet) or throttles, the next attempt waits,
  * twice as long each time up to [[SubscribedReads.MaxBackoffMs]].
  *
- * A failure of the subscription other than those is thrown; [[PrefetchTask]] reports it to the driver.
+ * A failure of the subscription other than those is thrown; its [[FetchLoop]] reports it to its user.
  */
-private[prefetch] final class SubscribedReads(
+private[reading] final class SubscribedReads(
     api: KinesisApi,
     key: ShardKey,
     consumerArn: String,
-    config: PrefetchConfig,
+    config: ReadConfig,
     start: FetchCursor,
     pool: SubscriptionPool,
     clock: Clock)
@@ -164,7 +163,7 @@ private[prefetch] final class SubscribedReads(
   }
 }
 
-private[prefetch] object SubscribedReads {
+private[reading] object SubscribedReads {
   private val log = LoggerFactory.getLogger(classOf[SubscribedReads])
 
   /** Kinesis allows one SubscribeToShard call per second per consumer and shard. */

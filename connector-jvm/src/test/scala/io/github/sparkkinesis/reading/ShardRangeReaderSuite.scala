@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
-package io.github.sparkkinesis.prefetch
+package io.github.sparkkinesis.reading
 
 import scala.collection.mutable.ArrayBuffer
 
 import io.github.sparkkinesis.client.{KinesisApi, RecordBatch}
 import io.github.sparkkinesis.errors.KinesisException
+import io.github.sparkkinesis.kpl.{AggregatedRecords, UserRecord}
 import io.github.sparkkinesis.offsets.{ShardKey, ShardPosition}
 import io.github.sparkkinesis.testing.{DefaultConfigs, DelegatingKinesisApi, FakeKinesisApi, ManualClock}
 import org.scalatest.funsuite.AnyFunSuite
@@ -20,10 +21,10 @@ class ShardRangeReaderSuite extends AnyFunSuite {
     (api, ShardKey("s", shard), seqs)
   }
 
-  private def perCall(records: Int) = DefaultConfigs.Prefetch.copy(maxRecordsPerFetch = records)
+  private def perCall(records: Int) = DefaultConfigs.Reading.copy(maxRecordsPerFetch = records)
 
   private def read(api: KinesisApi, key: ShardKey, start: ShardPosition, end: String, perCall: Int = 10) =
-    new ShardRangeReader(api, key, start, Some(ShardPosition.After(end)), this.perCall(perCall), clock)
+    new ShardRangeReader(api, key, start, ReadEnd.Through(ShardPosition.After(end)), this.perCall(perCall), clock)
       .map(_.sequenceNumber)
       .toVector
 
@@ -45,7 +46,7 @@ class ShardRangeReaderSuite extends AnyFunSuite {
         api,
         key,
         ShardPosition.TrimHorizon,
-        Some(ShardPosition.After(seqs.last)),
+        ReadEnd.Through(ShardPosition.After(seqs.last)),
         perCall(10),
         clock)
     val first = reader.take(12).map(_.sequenceNumber).toVector
@@ -102,9 +103,87 @@ class ShardRangeReaderSuite extends AnyFunSuite {
     val (api, key, seqs) = setUp(12)
     api.split("s", key.shardId)
     assert(
-      new ShardRangeReader(api, key, ShardPosition.After(seqs(1)), None, perCall(5), clock)
+      new ShardRangeReader(api, key, ShardPosition.After(seqs(1)), ReadEnd.Open, perCall(5), clock)
         .map(_.sequenceNumber)
         .toVector ==
         seqs.drop(2))
+  }
+
+  test("a range up to an instant ends at the first record that arrived at or after it, without waiting") {
+    val (api, key, seqs) = setUp(5)
+    val instant = clock.nowMillis() + 1
+    clock.advance(10)
+    (1 to 3).foreach(i => api.put("s", key.shardId, s"late$i"))
+    val slept = clock.slept
+    val read =
+      new ShardRangeReader(api, key, ShardPosition.TrimHorizon, ReadEnd.ArrivedBefore(instant), perCall(4), clock)
+    assert(read.map(_.sequenceNumber).toVector == seqs)
+    assert(clock.slept - slept <= 400, "one pause between the two calls")
+  }
+
+  test("a range up to an instant ends at the shard's tip once an answer after the instant shows nothing more") {
+    val (api, key, seqs) = setUp(3)
+    val instant = clock.nowMillis() + 1
+    clock.advance(10)
+    val read =
+      new ShardRangeReader(api, key, ShardPosition.TrimHorizon, ReadEnd.ArrivedBefore(instant), perCall(10), clock)
+    assert(read.map(_.sequenceNumber).toVector == seqs)
+    val empty =
+      new ShardRangeReader(api, key, ShardPosition.After(seqs.last), ReadEnd.ArrivedBefore(instant), perCall(10), clock)
+    assert(!empty.hasNext)
+    assert(api.calls("GetRecords") == 3, "two calls for the records, one for the empty range")
+  }
+
+  test("while Kinesis cannot be reached the range is tried again, and given up after outageTimeout") {
+    val (api, key, seqs) = setUp(5)
+    api.down = true
+    val patient = DefaultConfigs.Reading.copy(outageTimeoutMs = Some(60000))
+    val reader = new ShardRangeReader(
+      api,
+      key,
+      ShardPosition.TrimHorizon,
+      ReadEnd.Through(ShardPosition.After(seqs.last)),
+      patient,
+      clock)
+    val started = clock.nowMillis()
+    val e = intercept[KinesisException](reader.hasNext)
+    assert(e.getMessage.contains("KINESIS_ENDPOINT_UNREACHABLE"), e.getMessage)
+    assert(clock.nowMillis() - started >= 60000)
+    api.down = false
+    val again = new ShardRangeReader(
+      api,
+      key,
+      ShardPosition.TrimHorizon,
+      ReadEnd.Through(ShardPosition.After(seqs.last)),
+      patient,
+      clock)
+    assert(again.map(_.sequenceNumber).toVector == seqs)
+  }
+
+  test("records trimmed before they were read fail the range with the data lost, unless failOnDataLoss is false") {
+    val (api, key, seqs) = setUp(10)
+    api.trim("s", key.shardId, 4)
+    val e = intercept[KinesisException](read(api, key, ShardPosition.After(seqs(1)), seqs.last))
+    assert(e.getMessage.contains("KINESIS_DATA_LOSS"), e.getMessage)
+    val lenient = DefaultConfigs.Reading.copy(failOnDataLoss = false)
+    val rest = new ShardRangeReader(
+      api,
+      key,
+      ShardPosition.After(seqs(1)),
+      ReadEnd.Through(ShardPosition.After(seqs.last)),
+      lenient,
+      clock)
+    assert(rest.map(_.sequenceNumber).toVector == seqs.drop(4))
+  }
+
+  test("a range may end inside a KPL aggregate: its user records up to that one") {
+    val api = new FakeKinesisApi(clock)
+    val shard = api.createStream("s", 1).head
+    val key = ShardKey("s", shard)
+    val aggregate = AggregatedRecords.encode((0 until 5).map(i => UserRecord(s"k$i", None, s"u$i".getBytes("UTF-8"))))
+    val seq = api.putBytes("s", shard, aggregate, "k0")
+    val end = ReadEnd.Through(ShardPosition.After(seq, Some(2L)))
+    val read = new ShardRangeReader(api, key, ShardPosition.After(seq, Some(0L)), end, perCall(10), clock).toVector
+    assert(read.map(r => new String(r.data, "UTF-8")) == Seq("u1", "u2"))
   }
 }

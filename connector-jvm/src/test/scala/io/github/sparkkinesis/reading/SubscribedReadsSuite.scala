@@ -1,18 +1,19 @@
 // SPDX-License-Identifier: Apache-2.0
-package io.github.sparkkinesis.prefetch
+package io.github.sparkkinesis.reading
 
 import java.nio.charset.StandardCharsets.UTF_8
 
-import io.github.sparkkinesis.config.PrefetchConfig
+import io.github.sparkkinesis.config.ReadConfig
 import io.github.sparkkinesis.consumers.ConsumerRegistration
 import io.github.sparkkinesis.offsets.{ShardKey, ShardPosition}
+import io.github.sparkkinesis.prefetch.{PrefetchTask, PrefetchTaskSpec}
 import io.github.sparkkinesis.testing.{DefaultConfigs, FakeKinesisApi, InMemoryBlockStore, ManualClock}
 import org.scalatest.funsuite.AnyFunSuite
 
 /** Enhanced fan-out reads of a prefetch task, against the fake's subscriptions. */
 class SubscribedReadsSuite extends AnyFunSuite {
 
-  private val config = DefaultConfigs.Prefetch
+  private val config = DefaultConfigs.Reading
 
   private class Fixture(records: Int) {
     val clock = new ManualClock()
@@ -27,15 +28,21 @@ class SubscribedReadsSuite extends AnyFunSuite {
 
     def fetcher(
         from: ShardPosition = ShardPosition.TrimHorizon,
-        prefetch: PrefetchConfig = config,
+        reading: ReadConfig = config,
         arrivedBefore: Long = Long.MaxValue) =
       new ShardFetcher(
         api,
-        ShardFetchSpec(key, from, FetchCursor(None, 0, config.maxRecordsPerFetch), consumerArn = Some(consumer)),
-        prefetch,
-        arrivedBefore,
+        ShardFetchSpec(
+          key,
+          from,
+          FetchCursor(None, 0, config.maxRecordsPerFetch),
+          consumerArn = Some(consumer),
+          end = if (arrivedBefore == Long.MaxValue) ReadEnd.Open else ReadEnd.ArrivedBefore(arrivedBefore)
+        ),
+        reading,
         clock,
-        pool)
+        pool
+      )
 
     /** Steps as a task does, honouring the pacing, until `done` or `steps` steps. */
     def drive(fetcher: ShardFetcher, steps: Int = 200)(done: ShardFetcher => Boolean): Unit = {
@@ -97,7 +104,7 @@ class SubscribedReadsSuite extends AnyFunSuite {
 
   test("a subscription older than its lifetime is renewed where reading stands") {
     val f = new Fixture(records = 0)
-    val fetcher = f.fetcher(prefetch = config.copy(subscriptionLifetimeMs = 3000))
+    val fetcher = f.fetcher(reading = config.copy(subscriptionLifetimeMs = 3000))
     (1 to 3).foreach { round =>
       (1 to 5).foreach(i => f.api.put("s", f.shard, s"$round-$i"))
       f.drive(fetcher)(_.records.size == round * 5)
@@ -115,7 +122,7 @@ class SubscribedReadsSuite extends AnyFunSuite {
     f.drive(fetcher)(_.caughtUp)
     assert(f.data(fetcher).size == 10)
     assert(f.clock.nowMillis() - start >= 1000 + 2000, "waited 1 s, then 2 s")
-    assert(fetcher.outcome(None, None).throttledCalls == 0, "busy is not throttled")
+    assert(fetcher.throttled == 0, "busy is not throttled")
   }
 
   test("the end of a closed shard comes with its last records") {
@@ -124,7 +131,7 @@ class SubscribedReadsSuite extends AnyFunSuite {
     val fetcher = f.fetcher()
     f.drive(fetcher)(_.finished)
     assert(f.data(fetcher).size == 10)
-    assert(fetcher.outcome(None, None).reachedEnd)
+    assert(fetcher.shardEnded)
   }
 
   test("a consumer gone under a task is reported as such, for the driver to register it again") {
@@ -135,7 +142,14 @@ class SubscribedReadsSuite extends AnyFunSuite {
       streamId = 1,
       arrivedBefore = Long.MaxValue)
     val Seq(outcome) =
-      PrefetchTask.run(spec, config, f.api, new InMemoryBlockStore, f.clock, taskAttemptId = 1, subscriptions = f.pool)
+      PrefetchTask.run(
+        spec,
+        DefaultConfigs.Prefetch.copy(reading = config),
+        f.api,
+        new InMemoryBlockStore,
+        f.clock,
+        taskAttemptId = 1,
+        subscriptions = f.pool)
     assert(outcome.failure.map(_.kind).contains(FetchFailure.ConsumerGone))
     assert(outcome.failure.exists(_.error.getMessage.contains("SubscribeToShard")), outcome.failure)
   }

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-package io.github.sparkkinesis.fetch
+package io.github.sparkkinesis.reading
 
 import io.github.sparkkinesis.client.{IteratorStart, KinesisApi, KinesisApiException}
 import io.github.sparkkinesis.offsets.ShardKey

@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
-package io.github.sparkkinesis.prefetch
+package io.github.sparkkinesis.reading
 
 import io.github.sparkkinesis.client.{KinesisApiException, KinesisRecord}
 
 /** What one step of a shard's [[ShardReads]] came to. */
-private[prefetch] sealed trait ReadStep
+private[reading] sealed trait ReadStep
 
-private[prefetch] object ReadStep {
+private[reading] object ReadStep {
 
   /**
    * Records, in order.

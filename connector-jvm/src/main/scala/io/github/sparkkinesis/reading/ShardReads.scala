@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-package io.github.sparkkinesis.prefetch
+package io.github.sparkkinesis.reading
 
 import io.github.sparkkinesis.client.IteratorStart
 
@@ -9,7 +9,7 @@ import io.github.sparkkinesis.client.IteratorStart
  * was read, where reading stands and when to stop are [[ShardFetcher]]'s, the same for both. Not
  * thread-safe: one thread drives it.
  */
-private[prefetch] trait ShardReads extends AutoCloseable {
+private[reading] trait ShardReads extends AutoCloseable {
 
   /** The earliest instant of the next [[step]]. */
   def nextStepAt: Long

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-package io.github.sparkkinesis.prefetch
+package io.github.sparkkinesis.reading
 
 import java.util.concurrent.{ConcurrentHashMap, Executors, TimeUnit}
 

@@ -1,0 +1,23 @@
+// SPDX-License-Identifier: Apache-2.0
+package io.github.sparkkinesis.reading
+
+import io.github.sparkkinesis.offsets.ShardPosition
+
+/** Where reading a shard stops, besides the end of a closed shard, which always ends it. */
+private[sparkkinesis] sealed trait ReadEnd extends Serializable
+
+private[sparkkinesis] object ReadEnd {
+
+  /** No end of its own: prefetching, and real-time tasks, read what comes. */
+  case object Open extends ReadEnd
+
+  /**
+   * The records that arrived before this instant (epoch ms): Trigger.AvailableNow's run start, or a batch
+   * read's end by time. The end is reached at the first record that arrived at or after it, or once an
+   * answer given at or after it shows nothing more at the shard's tip.
+   */
+  final case class ArrivedBefore(epochMillis: Long) extends ReadEnd
+
+  /** Up to and including the record at `last` (inside a KPL aggregate if it names a user record of one). */
+  final case class Through(last: ShardPosition.After) extends ReadEnd
+}
