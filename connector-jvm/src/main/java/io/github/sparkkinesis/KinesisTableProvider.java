@@ -14,6 +14,7 @@ import org.apache.spark.sql.execution.streaming.Source;
 import org.apache.spark.sql.sources.BaseRelation;
 import org.apache.spark.sql.sources.CreatableRelationProvider;
 import org.apache.spark.sql.sources.DataSourceRegister;
+import org.apache.spark.sql.sources.RelationProvider;
 import org.apache.spark.sql.sources.StreamSourceProvider;
 import org.apache.spark.sql.types.StructType;
 import org.apache.spark.sql.util.CaseInsensitiveStringMap;
@@ -32,13 +33,19 @@ import scala.Tuple2;
  * so every option value given is checked there (see {@code KinesisTable}). Two of Spark's DataSource V1
  * interfaces serve what V2 cannot tell apart, as in Spark's Kafka source: {@link StreamSourceProvider}'s
  * {@code sourceSchema}, which {@code readStream...load()} alone calls, checks the source's whole
- * configuration (a missing {@code streamName} fails at {@code .load()}, not when the query starts); and
- * {@link CreatableRelationProvider} takes batch writes in every save mode, so that the default mode and
+ * configuration (a missing {@code streamName} fails at {@code .load()}, not when the query starts);
+ * {@link RelationProvider} serves batch reads ({@code spark.read}, and SQL's {@code USING kinesis}), whose
+ * options it checks as {@code .load()} creates the relation (the table declares no batch reads, so Spark
+ * asks for this one); and {@link CreatableRelationProvider} takes batch writes in every save mode, so that the default mode and
  * Append write and Overwrite and Ignore are refused with a reason (see {@code sink.KinesisBatchWrites}).
  * Driver side; stateless.
  */
 public final class KinesisTableProvider
-    implements TableProvider, DataSourceRegister, StreamSourceProvider, CreatableRelationProvider {
+    implements TableProvider,
+        DataSourceRegister,
+        StreamSourceProvider,
+        RelationProvider,
+        CreatableRelationProvider {
 
   @Override
   public String shortName() {
@@ -77,6 +84,13 @@ public final class KinesisTableProvider
       scala.collection.immutable.Map<String, String> parameters) {
     SparkLineCheck.requireBuiltForThisSpark();
     throw io.github.sparkkinesis.errors.KinesisErrors.v1SourceUnsupported();
+  }
+
+  @Override
+  public BaseRelation createRelation(
+      SQLContext sqlContext, scala.collection.immutable.Map<String, String> parameters) {
+    SparkLineCheck.requireBuiltForThisSpark();
+    return KinesisTable.batchRelation(sqlContext, parameters);
   }
 
   @Override

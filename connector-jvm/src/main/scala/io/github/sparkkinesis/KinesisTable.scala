@@ -5,8 +5,16 @@ import java.{util => ju}
 
 import scala.jdk.CollectionConverters._
 
+import io.github.sparkkinesis.batch.KinesisRelation
 import io.github.sparkkinesis.client.KinesisClientFactory
-import io.github.sparkkinesis.config.{AwsConfig, KinesisOptions, KinesisSinkConfig, KinesisSourceConfig, ParsedOptions}
+import io.github.sparkkinesis.config.{
+  AwsConfig,
+  KinesisBatchReadConfig,
+  KinesisOptions,
+  KinesisSinkConfig,
+  KinesisSourceConfig,
+  ParsedOptions
+}
 import io.github.sparkkinesis.errors.KinesisErrors
 import io.github.sparkkinesis.sink.{KinesisWriteBuilder, SinkTotals}
 import io.github.sparkkinesis.source.{KinesisRecordSchema, KinesisScan}
@@ -14,12 +22,15 @@ import org.apache.spark.sql.connector.catalog.{SupportsRead, SupportsWrite, Tabl
 import org.apache.spark.sql.connector.read.streaming.ReportsSinkMetrics
 import org.apache.spark.sql.connector.read.ScanBuilder
 import org.apache.spark.sql.connector.write.{LogicalWriteInfo, WriteBuilder}
+import org.apache.spark.sql.sources.BaseRelation
 import org.apache.spark.sql.types.StructType
 import org.apache.spark.sql.util.CaseInsensitiveStringMap
+import org.apache.spark.sql.SQLContext
 
 /**
  * Kinesis streams as one `format("kinesis")` names them: read as a micro-batch stream, written by batch
- * and streaming queries. The options are those of the `.load()`, `.save()` or `.start()`: each value given
+ * and streaming queries. Batch reads are a DataSource V1 relation of the provider's ([[batchRelation]]):
+ * this table declares none, so Spark asks the provider for one. The options are those of the `.load()`, `.save()` or `.start()`: each value given
  * is checked when the table is created, the source's or the sink's whole configuration when a read or a
  * write is planned. A write takes any DataFrame; its columns are checked against the sink's when it is
  * planned. As a streaming query's sink it reports what was written (see [[SinkTotals]]).
@@ -76,6 +87,13 @@ private[sparkkinesis] object KinesisTable {
   /** The table [[sink.KinesisBatchWrites]] writes batches to. */
   def forBatchWrites(properties: ju.Map[String, String]): KinesisTable =
     KinesisTable(properties.asScala.toMap, () => KinesisClientFactory.defaultRegion(), batchWrites = true)
+
+  /**
+   * A batch read (`spark.read`), for the provider's DataSource V1 `createRelation`: its options are checked
+   * at once, as `.load()` creates it.
+   */
+  def batchRelation(sqlContext: SQLContext, parameters: Map[String, String]): BaseRelation =
+    new KinesisRelation(sqlContext, KinesisBatchReadConfig(parameters, () => KinesisClientFactory.defaultRegion()))
 
   /** The rows the source produces, for [[KinesisTableProvider]]. */
   def recordSchema(): StructType = KinesisRecordSchema.schema

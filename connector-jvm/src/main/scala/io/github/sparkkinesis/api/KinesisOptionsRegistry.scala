@@ -15,6 +15,9 @@ private[sparkkinesis] object KinesisOptionsRegistry {
   /** What `spark.readStream.format("kinesis")` takes: option key to its default, empty when it has none. */
   def sourceOptions(): java.util.Map[String, String] = defaults(KinesisOptions.all)
 
+  /** What `spark.read.format("kinesis")` takes. */
+  def batchReadOptions(): java.util.Map[String, String] = defaults(KinesisOptions.batchRead)
+
   /** What `df.write` and `df.writeStream` `.format("kinesis")` take. */
   def sinkOptions(): java.util.Map[String, String] = defaults(KinesisOptions.shared ++ KinesisOptions.sinkOnly)
 
@@ -28,7 +31,10 @@ private[sparkkinesis] object KinesisOptionsRegistry {
       case Some(spec) => spec.parse(value).left.getOrElse("")
     }
 
-  /** Every option of each side (`source`, `sink`), with its key, default (null: none), secrecy and rule. */
+  /**
+   * Every option of each side (`source`: streaming reads, `batch`: batch reads, `sink`), with its key,
+   * default (null: none), secrecy and rule.
+   */
   def json(): String = {
     def side(specs: Seq[OptionSpec[_]]) = specs.map { s =>
       val option = new java.util.LinkedHashMap[String, Any]()
@@ -40,6 +46,7 @@ private[sparkkinesis] object KinesisOptionsRegistry {
     }.asJava
     val all = new java.util.LinkedHashMap[String, Any]()
     all.put("source", side(KinesisOptions.all))
+    all.put("batch", side(KinesisOptions.batchRead))
     all.put("sink", side(KinesisOptions.shared ++ KinesisOptions.sinkOnly))
     OptionRule.toJson(all) + "\n"
   }

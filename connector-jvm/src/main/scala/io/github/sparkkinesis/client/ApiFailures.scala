@@ -30,7 +30,7 @@ private[sparkkinesis] object ApiFailures {
     e match {
       case _: KinesisApiException.ResourceNotFound => KinesisErrors.streamNotFound(stream, target, c, writing)
       case denied: KinesisApiException.AccessDenied =>
-        KinesisErrors.accessDenied(denied.action, stream, target, c, writing)
+        KinesisErrors.accessDenied(denied.action, stream, target, c, ClientUse.needed, writing)
       case _: KinesisApiException.Unreachable => KinesisErrors.endpointUnreachable(stream, target, purpose, c)
       case _: KinesisApiException.CredentialsUnavailable => KinesisErrors.credentialsUnavailable(target, c, writing)
       case _: KinesisApiException.Rejected => KinesisErrors.requestRejected(action, stream, target, c, writing)

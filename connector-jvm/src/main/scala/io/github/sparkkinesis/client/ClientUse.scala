@@ -52,4 +52,10 @@ private[sparkkinesis] object ClientUse {
   }
 
   val all: Seq[ClientUse] = Seq(Reading, Writing, ManagingConsumers)
+
+  /** What each side needs, as the access-denied error says it: "reading (the source): kinesis:ListShards, ...". */
+  def needed: Seq[String] = all.map { use =>
+    val actions = use.actions.map(a => "kinesis:" + a.name + a.when.fold("")(w => s" (with $w)"))
+    s"${use.title}: ${actions.mkString(", ")}"
+  }
 }

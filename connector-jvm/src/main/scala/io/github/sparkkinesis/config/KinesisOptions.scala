@@ -32,10 +32,22 @@ private[sparkkinesis] object KinesisOptions {
     spec(
       "initialPosition",
       "latest",
-      "Where a new query starts: latest, trim_horizon, earliest (alias of trim_horizon) or at_timestamp " +
-        """as JSON, e.g. {"at_timestamp": "06/25/2020 10:23:45 PDT", "format": "MM/dd/yyyy HH:mm:ss ZZZ"}.""",
+      "Where a new query, or a batch read, starts: latest, trim_horizon, earliest (alias of trim_horizon), " +
+        """at_timestamp as JSON, e.g. {"at_timestamp": "06/25/2020 10:23:45 PDT", "format": "MM/dd/yyyy """ +
+        """HH:mm:ss ZZZ"}, or a streaming query's offset JSON (its progress's endOffset), to read what came """ +
+        "after it. A batch read starts at trim_horizon when it is not set.",
       "trim_horizon"
     )(new OptionRule("position", Seq("values" -> Seq("latest", "trim_horizon", "earliest")), InitialPosition.parse))
+
+  val EndPositionOption: OptionSpec[EndPosition] =
+    spec(
+      "endPosition",
+      "latest",
+      "Batch reads (spark.read) only: where the read ends: latest (what had arrived when the read is " +
+        """planned), at_timestamp as JSON (the records that arrived before it, e.g. {"at_timestamp": """ +
+        """"2020-06-25T17:23:45Z"}), or a streaming query's offset JSON (up to and including its positions).""",
+      EndPosition.Example
+    )(new OptionRule("position", Seq("values" -> Seq("latest")), EndPosition.parse))
 
   // ---- where and as whom ----
 
@@ -301,6 +313,31 @@ private[sparkkinesis] object KinesisOptions {
   val sinkOnly: Seq[OptionSpec[_]] =
     Seq(NullData, MaxInFlightRequests, WriteRetryTimeout, KplAggregation, KplAggregationMaxSize)
 
+  /** The options only batch reads (`spark.read`) take. */
+  val batchReadOnly: Seq[OptionSpec[_]] = Seq(EndPositionOption)
+
+  /**
+   * The streaming source's options that mean nothing in a batch read, and why: a batch read that sets one
+   * fails at `.load()`.
+   */
+  val NotInBatchRead: Seq[(OptionSpec[_], String)] = Seq(
+    ShardFetchInterval -> "a batch read lists the shards once, when it is planned",
+    MaxFetchDuration -> "nothing is prefetched: each task reads its range of a shard directly",
+    FetchBufferSize -> "nothing is prefetched: each task reads its range of a shard directly",
+    ShardsPerTask -> "each task reads one range of one shard",
+    CoalesceThresholdBlockSize -> "nothing is prefetched, so there are no blocks to coalesce",
+    CoalesceBinSize -> "nothing is prefetched, so there are no blocks to coalesce",
+    MaxRecordsPerTrigger -> "a batch read has no triggers: it reads its whole range",
+    MaxBytesPerTrigger -> "a batch read has no triggers: it reads its whole range",
+    ConsumerName -> "a batch read polls (consumerMode efo is refused)",
+    ConsumerNamePrefix -> "a batch read polls (consumerMode efo is refused)",
+    ConsumerRefreshInterval -> "a batch read polls (consumerMode efo is refused)",
+    RequireConsumerDeregistration -> "a batch read polls (consumerMode efo is refused)"
+  )
+
+  /** What `spark.read.format("kinesis")` takes. */
+  def batchRead: Seq[OptionSpec[_]] = (all ++ batchReadOnly).filterNot(s => NotInBatchRead.exists(_._1 == s))
+
   /** The options reading and writing share: the stream, and where and as whom to call Kinesis. */
   val shared: Seq[OptionSpec[_]] = Seq(
     StreamName,
@@ -368,15 +405,18 @@ private[sparkkinesis] object KinesisOptions {
 
   private val internal: Seq[OptionSpec[_]] = Seq(SubscriptionLifetime, RoleSessionDuration)
 
-  /** Every option a user may give, to the source or to the sink. */
-  val documented: Seq[OptionSpec[_]] = all ++ sinkOnly
+  /** Every option a user may give, to the source (streaming or batch) or to the sink. */
+  val documented: Seq[OptionSpec[_]] = all ++ batchReadOnly ++ sinkOnly
 
-  private val byLowerKey: Map[String, OptionSpec[_]] = (all ++ sinkOnly ++ internal).map(s => s.lowerKey -> s).toMap
+  private val byLowerKey: Map[String, OptionSpec[_]] =
+    (all ++ batchReadOnly ++ sinkOnly ++ internal).map(s => s.lowerKey -> s).toMap
 
   /** The README's option tables, generated from the declarations above (a test keeps the README in step). */
   def markdownTable: String = markdownTable(all)
 
   def sinkMarkdownTable: String = markdownTable(sinkOnly)
+
+  def batchReadMarkdownTable: String = markdownTable(batchReadOnly)
 
   private def markdownTable(specs: Seq[OptionSpec[_]]): String = {
     val rows = specs.map { s =>

@@ -41,6 +41,11 @@ private[sparkkinesis] object KinesisSourceConfig {
    */
   def apply(raw: Map[String, String], resolveDefaultRegion: () => Option[String]): KinesisSourceConfig = {
     val options = new ParsedOptions(raw)
+    if (options.givenKeys.contains(KinesisOptions.EndPositionOption.key))
+      throw KinesisErrors.optionBatchReadOnly(
+        KinesisOptions.EndPositionOption.key,
+        "a stream has no end; to read what is there and stop, run the query with Trigger.AvailableNow"
+      )
     val unknown = options.unknownKeys
     if (unknown.nonEmpty) {
       log.warn(s"Ignoring options the Kinesis source does not know: ${unknown.mkString(", ")}")

@@ -41,6 +41,8 @@ private[sparkkinesis] object ErrorCondition {
   val OptionMissing: ErrorCondition = declare("KINESIS_OPTION_MISSING")
   val OptionUnknown: ErrorCondition = declare("KINESIS_OPTION_UNKNOWN")
   val OptionNotInRealTimeMode: ErrorCondition = declare("KINESIS_OPTION_NOT_IN_REAL_TIME_MODE")
+  val OptionNotInBatchRead: ErrorCondition = declare("KINESIS_OPTION_NOT_IN_BATCH_READ")
+  val OptionBatchReadOnly: ErrorCondition = declare("KINESIS_OPTION_BATCH_READ_ONLY")
   val PrefetchBroken: ErrorCondition = declare("KINESIS_PREFETCH_BROKEN")
   val PrefetchFailed: ErrorCondition = declare("KINESIS_PREFETCH_FAILED")
   val RangeIncomplete: ErrorCondition = declare("KINESIS_RANGE_INCOMPLETE")

@@ -3,8 +3,6 @@ package io.github.sparkkinesis.errors
 
 import scala.jdk.CollectionConverters._
 
-import io.github.sparkkinesis.client.ClientUse
-
 /**
  * The one place that makes the connector's errors: each method fills in the parameters of one condition of
  * `error/kinesis-error-conditions.json`, which words it. Values shown are never secrets (secrets arrive
@@ -36,6 +34,14 @@ private[sparkkinesis] object KinesisErrors {
   /** An option the user set that real-time mode has no use for; `reason` says why, as a phrase. */
   def optionNotInRealTimeMode(key: String, reason: String): KinesisIllegalArgumentException =
     argument(OptionNotInRealTimeMode, "key" -> key, "reason" -> reason)
+
+  /** An option the user set that a batch read has no use for; `reason` says why, as a phrase. */
+  def optionNotInBatchRead(key: String, reason: String): KinesisIllegalArgumentException =
+    argument(OptionNotInBatchRead, "key" -> key, "reason" -> reason)
+
+  /** An option of batch reads only, set on a streaming read; `reason` says why, as a phrase. */
+  def optionBatchReadOnly(key: String, reason: String): KinesisIllegalArgumentException =
+    argument(OptionBatchReadOnly, "key" -> key, "reason" -> reason)
 
   /** A read given a schema: the source's is fixed, `columns` lists it. */
   def schemaFixed(columns: String): KinesisIllegalArgumentException = argument(SchemaFixed, "columns" -> columns)
@@ -89,16 +95,14 @@ private[sparkkinesis] object KinesisErrors {
       "purpose" -> purpose,
       "cause" -> rootMessage(cause))
 
+  /** @param needed what each side of the connector needs, a phrase each ("reading (the source): ...") */
   def accessDenied(
       action: String,
       stream: String,
       where: String,
       cause: Throwable,
-      writing: Option[String] = None): KinesisException = {
-    val needed = ClientUse.all.map { use =>
-      val actions = use.actions.map(a => "kinesis:" + a.name + a.when.fold("")(w => s" (with $w)"))
-      s"${use.title}: ${actions.mkString(", ")}"
-    }
+      needed: Seq[String],
+      writing: Option[String] = None): KinesisException =
     error(
       AccessDenied,
       writing,
@@ -107,7 +111,6 @@ private[sparkkinesis] object KinesisErrors {
       "stream" -> stream,
       "where" -> where,
       "needed" -> ("for " + needed.mkString("; for ")))
-  }
 
   def credentialsUnavailable(where: String, cause: Throwable, writing: Option[String] = None): KinesisException =
     error(CredentialsUnavailable, writing, cause, "where" -> where, "cause" -> rootMessage(cause))

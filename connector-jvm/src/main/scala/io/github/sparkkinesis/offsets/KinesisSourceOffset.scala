@@ -92,8 +92,18 @@ private[sparkkinesis] object KinesisSourceOffset {
    *
    * @param where the file `json` was read from, for the error, as " in ..."
    */
-  def fromJson(json: String, where: String = ""): KinesisSourceOffset = {
-    def fail(problem: String) = throw KinesisErrors.invalidOffset(json, where, problem, Example)
+  def fromJson(json: String, where: String = ""): KinesisSourceOffset =
+    parse(json).fold(problem => throw KinesisErrors.invalidOffset(json, where, problem, Example), identity)
+
+  /** Reads any version this connector ever wrote, or says what is wrong with `json`. */
+  def parse(json: String): Either[String, KinesisSourceOffset] =
+    try Right(read(json))
+    catch { case Unreadable(problem) => Left(problem) }
+
+  private final case class Unreadable(problem: String) extends RuntimeException(problem, null, false, false)
+
+  private def read(json: String): KinesisSourceOffset = {
+    def fail(problem: String) = throw Unreadable(problem)
     val root =
       try mapper.readTree(json)
       catch { case NonFatal(e) => fail(s"it is not JSON (${e.getMessage.linesIterator.next()})") }

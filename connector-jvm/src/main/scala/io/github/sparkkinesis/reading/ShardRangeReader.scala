@@ -20,8 +20,9 @@ import org.slf4j.LoggerFactory
  * Giving up is its own: records trimmed before they were read fail with a data-loss error unless
  * `failOnDataLoss` is false; failed calls are tried again with backoff for as long as `outageTimeout`
  * allows; a shard throttled without a break for [[ShardRangeReader.MaxThrottledMs]] fails the task, which
- * Spark then retries; a range whose end never comes fails with `KINESIS_RANGE_INCOMPLETE`. Runs in one task
- * on an executor; not thread-safe.
+ * Spark then retries; a range whose end never comes fails with `KINESIS_RANGE_INCOMPLETE`. `halt` is called
+ * between calls and may throw to stop the reading (a task Spark kills). Runs in one task on an executor; not
+ * thread-safe.
  */
 private[sparkkinesis] final class ShardRangeReader(
     api: KinesisApi,
@@ -29,7 +30,8 @@ private[sparkkinesis] final class ShardRangeReader(
     start: ShardPosition,
     end: ReadEnd,
     config: ReadConfig,
-    clock: Clock
+    clock: Clock,
+    halt: () => Unit = () => ()
 ) extends Iterator[KinesisRecord] {
   import ShardRangeReader._
 
@@ -39,7 +41,10 @@ private[sparkkinesis] final class ShardRangeReader(
   private var pending: Iterator[KinesisRecord] = Iterator.empty
 
   override def hasNext: Boolean = {
-    while (!pending.hasNext && !finished) readOnce()
+    while (!pending.hasNext && !finished) {
+      halt()
+      readOnce()
+    }
     pending.hasNext
   }
 

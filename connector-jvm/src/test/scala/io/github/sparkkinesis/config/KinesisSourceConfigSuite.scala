@@ -178,7 +178,9 @@ class KinesisSourceConfigSuite extends AnyFunSuite {
 
   test("access denied names the denied action and every action the connector needs") {
     val message =
-      io.github.sparkkinesis.errors.KinesisErrors.accessDenied("GetRecords", "orders", "here", null).getMessage
+      io.github.sparkkinesis.errors.KinesisErrors
+        .accessDenied("GetRecords", "orders", "here", null, io.github.sparkkinesis.client.ClientUse.needed)
+        .getMessage
     assert(message.contains("denied kinesis:GetRecords on stream 'orders'"), message)
     Seq(
       "ListShards",

@@ -37,10 +37,14 @@ class OptionsDocumentationSuite extends AnyFunSuite {
     assert(sink.keySet == (KinesisOptions.shared ++ KinesisOptions.sinkOnly).map(_.key).toSet)
     assert(sink("nullData") == "fail" && sink("roleSessionName") == "spark-kinesis")
     assert(!sink.contains("initialPosition") && !source.contains("nullData"))
+    val batch = io.github.sparkkinesis.api.KinesisOptionsRegistry.batchReadOptions().asScala
+    assert(batch.keySet == KinesisOptions.batchRead.map(_.key).toSet)
+    assert(batch("endPosition") == "latest" && !source.contains("endPosition"))
+    assert(!batch.contains("maxRecordsPerTrigger") && !batch.contains("consumerName") && batch.contains("consumerMode"))
   }
 
   test("every option key is unique, whatever its case") {
-    val keys = (KinesisOptions.all ++ KinesisOptions.sinkOnly).map(_.lowerKey)
+    val keys = KinesisOptions.documented.map(_.lowerKey)
     assert(keys.distinct.size == keys.size)
   }
 }
@@ -55,6 +59,7 @@ object ReadmeTables {
   val tables: Seq[(String, String)] = Seq(
     "options" -> KinesisOptions.markdownTable,
     "sink-options" -> KinesisOptions.sinkMarkdownTable,
+    "batch-options" -> KinesisOptions.batchReadMarkdownTable,
     "errors" -> io.github.sparkkinesis.errors.ErrorTable.markdown,
     "iam-policies" -> IamPolicies.markdown
   )

@@ -5,6 +5,7 @@ import java.io.{ByteArrayInputStream, ByteArrayOutputStream, ObjectInputStream, 
 
 import scala.jdk.CollectionConverters._
 
+import io.github.sparkkinesis.client.ClientUse
 import org.apache.spark.SparkThrowable
 import org.scalatest.funsuite.AnyFunSuite
 
@@ -33,8 +34,8 @@ class ErrorConditionsSuite extends AnyFunSuite {
       KinesisErrors.streamNotFound("s", "here", cause),
       KinesisErrors.streamNotFound("s", "here", cause, Some("row 1 of partition 0, partitionKey 'k'")),
       KinesisErrors.endpointUnreachable("s", "here", "read", cause),
-      KinesisErrors.accessDenied("GetRecords", "s", "here", cause),
-      KinesisErrors.accessDenied("PutRecords", "s", "here", cause, Some("row 1")),
+      KinesisErrors.accessDenied("GetRecords", "s", "here", cause, ClientUse.needed),
+      KinesisErrors.accessDenied("PutRecords", "s", "here", cause, ClientUse.needed, Some("row 1")),
       KinesisErrors.credentialsUnavailable("here", cause),
       KinesisErrors.credentialsUnavailable("here", cause, Some("row 1")),
       KinesisErrors.requestRejected("PutRecords", "s", "here", cause),
@@ -88,7 +89,8 @@ class ErrorConditionsSuite extends AnyFunSuite {
   }
 
   test("an error crosses from an executor to the driver whole: condition, parameters and cause") {
-    val sent = KinesisErrors.accessDenied("GetRecords", "s", "here", new RuntimeException("denied by policy"))
+    val sent =
+      KinesisErrors.accessDenied("GetRecords", "s", "here", new RuntimeException("denied by policy"), ClientUse.needed)
     val bytes = new ByteArrayOutputStream()
     new ObjectOutputStream(bytes).writeObject(sent)
     val got =

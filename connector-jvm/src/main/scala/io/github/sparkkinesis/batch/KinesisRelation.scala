@@ -1,0 +1,45 @@
+// SPDX-License-Identifier: Apache-2.0
+package io.github.sparkkinesis.batch
+
+import io.github.sparkkinesis.client.{ClientUse, KinesisApi, KinesisClientFactory}
+import io.github.sparkkinesis.config.{AwsConfig, KinesisBatchReadConfig}
+import io.github.sparkkinesis.source.KinesisRecordSchema
+import io.github.sparkkinesis.util.{Clock, SystemClock}
+import org.apache.spark.rdd.RDD
+import org.apache.spark.sql.{Row, SQLContext}
+import org.apache.spark.sql.sources.{BaseRelation, TableScan}
+import org.apache.spark.sql.types.StructType
+
+/**
+ * A batch read of Kinesis streams (`spark.read.format("kinesis")`, or `CREATE TEMPORARY VIEW ... USING
+ * kinesis`), with the rows of a stream. Its options were checked at `.load()` ([[KinesisBatchReadConfig]]);
+ * no call to Kinesis is made until a query runs. Each run plans the ranges anew ([[BatchPlanner]]): with
+ * `endPosition` latest, a later action sees the records that arrived since. A DataSource V1 relation, as
+ * Spark's Kafka source reads batches, so that options are checked when the DataFrame is created and SQL's
+ * `USING kinesis` works on every Spark line; its rows are Spark's internal rows, not converted. Driver side.
+ */
+private[sparkkinesis] final class KinesisRelation(
+    override val sqlContext: SQLContext,
+    config: KinesisBatchReadConfig,
+    newApi: AwsConfig => KinesisApi = KinesisClientFactory.create(_, ClientUse.Reading),
+    clock: Clock = SystemClock)
+    extends BaseRelation
+    with TableScan {
+
+  override def schema: StructType = KinesisRecordSchema.schema
+
+  /** The RDD's rows are `InternalRow`s already. */
+  override val needConversion: Boolean = false
+
+  override def buildScan(): RDD[Row] = {
+    val api = newApi(config.aws)
+    val ranges =
+      try BatchPlanner.plan(config, api, clock)
+      finally api.close()
+    new KinesisBatchRDD(sqlContext.sparkContext, ranges, config.aws, config.reading)
+      .setName(config.description)
+      .asInstanceOf[RDD[Row]]
+  }
+
+  override def toString: String = config.description
+}

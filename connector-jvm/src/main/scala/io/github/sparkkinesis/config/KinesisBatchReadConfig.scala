@@ -1,0 +1,121 @@
+// SPDX-License-Identifier: Apache-2.0
+package io.github.sparkkinesis.config
+
+import io.github.sparkkinesis.errors.KinesisErrors
+import io.github.sparkkinesis.offsets.{SequenceNumbers, ShardPosition}
+import org.slf4j.LoggerFactory
+
+/**
+ * Everything a batch read (`spark.read.format("kinesis")`) needs, parsed and checked once, on the driver,
+ * at `.load()`: the streams, where the read starts and ends, how each shard is read, and how to reach
+ * Kinesis. Immutable and serializable; what tasks need travels in their partitions.
+ */
+private[sparkkinesis] final case class KinesisBatchReadConfig(
+    streams: Seq[String],
+    start: InitialPosition,
+    end: EndPosition,
+    maxShardsPerDescribe: Int,
+    reading: ReadConfig,
+    aws: AwsConfig) {
+
+  /** How plans show the read, without options (so without secrets). */
+  def description: String = s"KinesisBatch[${streams.mkString(",")}]"
+}
+
+private[sparkkinesis] object KinesisBatchReadConfig {
+  private val log = LoggerFactory.getLogger(classOf[KinesisBatchReadConfig])
+
+  /**
+   * Parses a batch read's options; throws [[io.github.sparkkinesis.errors.KinesisIllegalArgumentException]]
+   * naming the first option that is bad or means nothing in a batch read (a streaming read's own, enhanced
+   * fan-out), or an end before the start.
+   */
+  def apply(raw: Map[String, String], resolveDefaultRegion: () => Option[String]): KinesisBatchReadConfig = {
+    val options = new ParsedOptions(raw)
+    options.checkGiven()
+    val given = options.givenKeys
+    KinesisOptions.NotInBatchRead.foreach { case (option, reason) =>
+      if (given.contains(option.key)) throw KinesisErrors.optionNotInBatchRead(option.key, reason)
+    }
+    if (options.required(KinesisOptions.ConsumerModeOption) == ConsumerMode.Efo)
+      throw KinesisErrors.optionNotInBatchRead(
+        KinesisOptions.ConsumerModeOption.key,
+        "a batch read polls the range it reads; an enhanced fan-out subscription pushes records as they come, " +
+          "with no end to stop at, and would need a registered consumer"
+      )
+    val unknown = options.unknownKeys
+    if (unknown.nonEmpty) log.warn(s"Ignoring options a Kinesis batch read does not know: ${unknown.mkString(", ")}")
+    val streams = options.required(KinesisOptions.StreamName)
+    val start =
+      if (given.contains(KinesisOptions.InitialPositionOption.key))
+        options.required(KinesisOptions.InitialPositionOption)
+      else InitialPosition.TrimHorizon
+    val end = options.required(KinesisOptions.EndPositionOption)
+    checkStreams(start, end, streams)
+    checkOrder(start, end)
+    KinesisBatchReadConfig(
+      streams = streams,
+      start = start,
+      end = end,
+      maxShardsPerDescribe = options.required(KinesisOptions.MaxShardsPerDescribe),
+      reading = ReadConfig(options),
+      aws = AwsConfig.fromOptions(options, resolveDefaultRegion)
+    )
+  }
+
+  /** Offsets given as positions must be of the streams read. */
+  private def checkStreams(start: InitialPosition, end: EndPosition, streams: Seq[String]): Unit = {
+    def check(option: OptionSpec[_], named: Set[String], value: String): Unit =
+      (named -- streams).toSeq.sorted.headOption.foreach { other =>
+        throw KinesisErrors.invalidOption(
+          option.key,
+          s"'$value'",
+          s"it has positions in stream '$other', which streamName (${streams.mkString(",")}) does not name",
+          KinesisSourceOffsetExample
+        )
+      }
+    start match {
+      case InitialPosition.AfterOffset(o) =>
+        check(KinesisOptions.InitialPositionOption, o.shards.keySet.map(_.stream), o.json)
+      case _ =>
+    }
+    end match {
+      case EndPosition.AtOffset(o) => check(KinesisOptions.EndPositionOption, o.shards.keySet.map(_.stream), o.json)
+      case _ =>
+    }
+  }
+
+  private val KinesisSourceOffsetExample =
+    """{"v":2,"streams":{"my-stream":{"shards":{"shardId-000000000000":{"kind":"after","seq":"4959..."}}}}}"""
+
+  /** Refuses an end that is before the start where both say so by themselves: two instants, or two offsets. */
+  private def checkOrder(start: InitialPosition, end: EndPosition): Unit = {
+    def refuse(value: String, problem: String) =
+      throw KinesisErrors.invalidOption(KinesisOptions.EndPositionOption.key, s"'$value'", problem, EndPosition.Example)
+    (start, end) match {
+      case (InitialPosition.AtTimestamp(from), e @ EndPosition.AtTimestamp(until)) if until < from =>
+        refuse(e.toString, s"it is before initialPosition ($start): the read would end before it starts")
+      case (InitialPosition.AfterOffset(from), EndPosition.AtOffset(until)) =>
+        until.shards.toSeq.sortBy(_._1.shardId).find { case (key, to) => before(to, from.shards.get(key)) }.foreach {
+          case (key, to) =>
+            refuse(
+              until.json,
+              s"it ends shard ${key.shardId} of stream '${key.stream}' at $to, before initialPosition starts it " +
+                s"(after ${from.shards(key)}): the read would end before it starts"
+            )
+        }
+      case _ =>
+    }
+  }
+
+  /** Whether a shard read up to `to` would end before `from`, where reading it starts. */
+  private def before(to: ShardPosition, from: Option[ShardPosition]): Boolean = (to, from) match {
+    case (_, None) => false
+    case (ShardPosition.ShardEnd, _) => false
+    case (_, Some(ShardPosition.ShardEnd)) => true
+    case (ShardPosition.After(a, aSub), Some(ShardPosition.After(b, bSub))) =>
+      SequenceNumbers.compare(a, aSub, b, bSub) < 0
+    case (ShardPosition.TrimHorizon | ShardPosition.AtTimestamp(_), Some(ShardPosition.After(_, _))) => true
+    case _ => false
+  }
+}
