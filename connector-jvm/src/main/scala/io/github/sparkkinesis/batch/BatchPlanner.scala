@@ -6,7 +6,7 @@ import io.github.sparkkinesis.config.{EndPosition, InitialPosition, KinesisBatch
 import io.github.sparkkinesis.errors.KinesisErrors
 import io.github.sparkkinesis.offsets.{ShardKey, ShardPosition, StreamIdentity}
 import io.github.sparkkinesis.reading.ReadEnd
-import io.github.sparkkinesis.shards.StreamIdentities
+import io.github.sparkkinesis.shards.{ShardLineage, StreamIdentities}
 import io.github.sparkkinesis.util.Clock
 import org.slf4j.LoggerFactory
 
@@ -60,7 +60,7 @@ private[sparkkinesis] object BatchPlanner {
         throw KinesisErrors.dataLoss(r.shard.stream, r.shard.shardId, s"records after ${r.from}", reason)
       log.warn(s"Skipping ${r.shard}: $reason (failOnDataLoss is false)")
     }
-    val ordered = readable.sortBy(r => (r.shard.stream, depth(r.shard, listed), r.shard.shardId))
+    val ordered = readable.sortBy(r => (r.shard.stream, ShardLineage.depth(r.shard, listed), r.shard.shardId))
     log.info(
       s"${config.description} reads ${ordered.size} of ${listed.size} shards (initialPosition=${config.start}, " +
         s"endPosition=${config.end}, planned at ${java.time.Instant.ofEpochMilli(plannedAt)})")
@@ -79,31 +79,8 @@ private[sparkkinesis] object BatchPlanner {
         listed.map { case (key, shard) =>
           key -> (if (shard.isClosed) ShardPosition.ShardEnd else ShardPosition.AtTimestamp(plannedAt))
         }
-      case InitialPosition.AfterOffset(offset) =>
-        val read = ancestors(offset.shards.keySet, listed)
-        val unnamed = listed.keys.filterNot(offset.shards.contains).map { key =>
-          key -> (if (read.contains(key)) ShardPosition.ShardEnd else ShardPosition.TrimHorizon)
-        }
-        offset.shards ++ unnamed
+      case InitialPosition.AfterOffset(offset) => ShardLineage.startingAfter(offset.shards, listed)
     }
-
-  /** The listed shards that `shards` descend from, through splits and merges. */
-  private def ancestors(shards: Set[ShardKey], listed: Map[ShardKey, ShardInfo]): Set[ShardKey] = {
-    def parents(key: ShardKey): Seq[ShardKey] =
-      listed.get(key).toSeq.flatMap(_.parents).map(ShardKey(key.stream, _))
-    var found = Set.empty[ShardKey]
-    var next = shards.toSeq.flatMap(parents)
-    while (next.nonEmpty) {
-      val fresh = next.filterNot(found.contains)
-      found ++= fresh
-      next = fresh.flatMap(parents)
-    }
-    found
-  }
-
-  /** How many generations of listed shards came before `key`: parents are read first. */
-  private def depth(key: ShardKey, listed: Map[ShardKey, ShardInfo]): Int =
-    listed.get(key).toSeq.flatMap(_.parents).map(p => 1 + depth(ShardKey(key.stream, p), listed)).foldLeft(0)(math.max)
 
   /** A start at an instant at or after the end's: nothing arrived in between. */
   private def startsAfter(from: ShardPosition, until: Long): Boolean = from match {

@@ -33,9 +33,9 @@ private[sparkkinesis] object KinesisBatchReadConfig {
   def apply(raw: Map[String, String], resolveDefaultRegion: () => Option[String]): KinesisBatchReadConfig = {
     val options = new ParsedOptions(raw)
     options.checkGiven()
-    val given = options.givenKeys
+    val set = options.givenKeys
     KinesisOptions.NotInBatchRead.foreach { case (option, reason) =>
-      if (given.contains(option.key)) throw KinesisErrors.optionNotInBatchRead(option.key, reason)
+      if (set.contains(option.key)) throw KinesisErrors.optionNotInBatchRead(option.key, reason)
     }
     if (options.required(KinesisOptions.ConsumerModeOption) == ConsumerMode.Efo)
       throw KinesisErrors.optionNotInBatchRead(
@@ -47,7 +47,7 @@ private[sparkkinesis] object KinesisBatchReadConfig {
     if (unknown.nonEmpty) log.warn(s"Ignoring options a Kinesis batch read does not know: ${unknown.mkString(", ")}")
     val streams = options.required(KinesisOptions.StreamName)
     val start =
-      if (given.contains(KinesisOptions.InitialPositionOption.key))
+      if (set.contains(KinesisOptions.InitialPositionOption.key))
         options.required(KinesisOptions.InitialPositionOption)
       else InitialPosition.TrimHorizon
     val end = options.required(KinesisOptions.EndPositionOption)
@@ -64,7 +64,7 @@ private[sparkkinesis] object KinesisBatchReadConfig {
   }
 
   /** Offsets given as positions must be of the streams read. */
-  private def checkStreams(start: InitialPosition, end: EndPosition, streams: Seq[String]): Unit = {
+  private[config] def checkStreams(start: InitialPosition, end: EndPosition, streams: Seq[String]): Unit = {
     def check(option: OptionSpec[_], named: Set[String], value: String): Unit =
       (named -- streams).toSeq.sorted.headOption.foreach { other =>
         throw KinesisErrors.invalidOption(

@@ -50,9 +50,12 @@ private[sparkkinesis] object KinesisSourceConfig {
     if (unknown.nonEmpty) {
       log.warn(s"Ignoring options the Kinesis source does not know: ${unknown.mkString(", ")}")
     }
+    val streams = options.required(KinesisOptions.StreamName)
+    val initialPosition = options.required(KinesisOptions.InitialPositionOption)
+    KinesisBatchReadConfig.checkStreams(initialPosition, EndPosition.Latest, streams)
     KinesisSourceConfig(
-      streams = options.required(KinesisOptions.StreamName),
-      initialPosition = options.required(KinesisOptions.InitialPositionOption),
+      streams = streams,
+      initialPosition = initialPosition,
       shardFetchIntervalMs = options.required(KinesisOptions.ShardFetchInterval),
       maxShardsPerDescribe = options.required(KinesisOptions.MaxShardsPerDescribe),
       prefetch = PrefetchConfig(

@@ -14,6 +14,37 @@ import io.github.sparkkinesis.offsets.{ShardKey, ShardPosition}
  */
 private[sparkkinesis] object ShardLineage {
 
+  /**
+   * Where each shard starts when reading goes on after a query's offset (`positions`): a shard it names, after
+   * its position; a listed shard it does not name, from its start, unless it is an ancestor of a shard it
+   * names: the query read that one to its end and dropped it.
+   */
+  def startingAfter(
+      positions: Map[ShardKey, ShardPosition],
+      listed: Map[ShardKey, ShardInfo]): Map[ShardKey, ShardPosition] = {
+    val read = ancestors(positions.keySet, listed)
+    positions ++ listed.keys.filterNot(positions.contains).map { key =>
+      key -> (if (read.contains(key)) ShardPosition.ShardEnd else ShardPosition.TrimHorizon)
+    }
+  }
+
+  /** The listed shards that `shards` descend from, through splits and merges. */
+  def ancestors(shards: Set[ShardKey], listed: Map[ShardKey, ShardInfo]): Set[ShardKey] = {
+    def parents(key: ShardKey): Seq[ShardKey] = listed.get(key).toSeq.flatMap(_.parents).map(ShardKey(key.stream, _))
+    var found = Set.empty[ShardKey]
+    var next = shards.toSeq.flatMap(parents)
+    while (next.nonEmpty) {
+      val fresh = next.filterNot(found.contains).distinct
+      found ++= fresh
+      next = fresh.flatMap(parents)
+    }
+    found
+  }
+
+  /** How many generations of listed shards came before `key`. */
+  def depth(key: ShardKey, listed: Map[ShardKey, ShardInfo]): Int =
+    listed.get(key).toSeq.flatMap(_.parents).map(p => 1 + depth(ShardKey(key.stream, p), listed)).foldLeft(0)(math.max)
+
   /** The positions carried forward to the next batch, given the shards Kinesis lists now. */
   def track(positions: Map[ShardKey, ShardPosition], listed: Map[ShardKey, ShardInfo]): Map[ShardKey, ShardPosition] = {
     val kept = positions.filter { case (key, position) => position != ShardPosition.ShardEnd || listed.contains(key) }

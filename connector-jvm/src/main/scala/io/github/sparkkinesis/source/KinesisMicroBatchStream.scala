@@ -123,14 +123,18 @@ private[sparkkinesis] final class KinesisMicroBatchStream(
   private def resolveInitialOffset(): KinesisSourceOffset = {
     val listed = listShards()
     val now = clock.nowMillis()
-    val positions = listed.map { case (key, shard) =>
-      key -> (config.initialPosition match {
-        case InitialPosition.TrimHorizon => ShardPosition.TrimHorizon
-        case InitialPosition.AtTimestamp(ms) => ShardPosition.AtTimestamp(ms)
-        // `latest` is pinned to the query's start, so a restart before the first batch reads the same records.
-        case InitialPosition.Latest if shard.isClosed => ShardPosition.ShardEnd
-        case InitialPosition.Latest => ShardPosition.AtTimestamp(now)
-      })
+    val positions = config.initialPosition match {
+      case InitialPosition.AfterOffset(offset) => ShardLineage.startingAfter(offset.shards, listed)
+      case start =>
+        listed.map { case (key, shard) =>
+          key -> (start match {
+            case InitialPosition.AtTimestamp(ms) => ShardPosition.AtTimestamp(ms)
+            // `latest` is pinned to the query's start, so a restart before the first batch reads the same records.
+            case InitialPosition.Latest if shard.isClosed => ShardPosition.ShardEnd
+            case InitialPosition.Latest => ShardPosition.AtTimestamp(now)
+            case _ => ShardPosition.TrimHorizon
+          })
+        }
     }
     val offset = KinesisSourceOffset(positions, onDriver("DescribeStreamSummary")(identities.current()))
     log.info(
