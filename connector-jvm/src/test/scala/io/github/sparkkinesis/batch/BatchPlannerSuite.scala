@@ -1,0 +1,113 @@
+// SPDX-License-Identifier: Apache-2.0
+package io.github.sparkkinesis.batch
+
+import io.github.sparkkinesis.config.KinesisBatchReadConfig
+import io.github.sparkkinesis.errors.KinesisException
+import io.github.sparkkinesis.offsets.{KinesisSourceOffset, ShardKey, ShardPosition}
+import io.github.sparkkinesis.reading.{ReadEnd, ShardRangeReader}
+import io.github.sparkkinesis.testing.{DefaultConfigs, FakeKinesisApi, ManualClock}
+import org.scalatest.funsuite.AnyFunSuite
+
+class BatchPlannerSuite extends AnyFunSuite {
+
+  private class Fixture(shards: Int = 2) {
+    val clock = new ManualClock()
+    val api = new FakeKinesisApi(clock)
+    val ids: Seq[String] = api.createStream("s", shards)
+    def key(id: String): ShardKey = ShardKey("s", id)
+    def config(options: (String, String)*): KinesisBatchReadConfig =
+      KinesisBatchReadConfig(Map("streamName" -> "s", "region" -> "us-east-1") ++ options, () => None)
+
+    /** The ranges of a read planned a millisecond later (records arrived before it, not as it was planned). */
+    def plan(options: (String, String)*): Seq[BatchRange] = {
+      clock.advance(1)
+      BatchPlanner.plan(config(options: _*), api, clock)
+    }
+
+    /** What the planned ranges read, by reading them as tasks do. */
+    def read(ranges: Seq[BatchRange]): Seq[String] = ranges.flatMap { r =>
+      new ShardRangeReader(api, r.shard, r.from, r.end, DefaultConfigs.Reading, clock).map(_.sequenceNumber)
+    }
+  }
+
+  private def offset(positions: (ShardKey, ShardPosition)*): String = KinesisSourceOffset(positions.toMap).json
+
+  test("by default every shard from its start to what had arrived when the read is planned") {
+    val f = new Fixture()
+    val written = f.ids.flatMap(id => (1 to 5).map(i => f.api.put("s", id, s"$id-$i")))
+    val ranges = f.plan()
+    val plannedAt = f.clock.nowMillis()
+    assert(
+      ranges == f.ids.map(id => BatchRange(f.key(id), ShardPosition.TrimHorizon, ReadEnd.ArrivedBefore(plannedAt))))
+    f.clock.advance(10)
+    f.api.put("s", f.ids.head, "later")
+    assert(f.read(ranges) == written, "what arrived after the planning is not read")
+  }
+
+  test("latest as the start, or an instant after the end, is an empty read: no range at all") {
+    val f = new Fixture()
+    f.api.put("s", f.ids.head, "a")
+    assert(f.plan("initialPosition" -> "latest").isEmpty)
+    assert(f.plan("initialPosition" -> """{"at_timestamp": "2099-01-01T00:00:00Z"}""").isEmpty)
+  }
+
+  test("an instant as the end later than the planning is the planning: the read never waits") {
+    val f = new Fixture(shards = 1)
+    f.api.put("s", f.ids.head, "a")
+    val Seq(range) = f.plan("endPosition" -> """{"at_timestamp": "2099-01-01T00:00:00Z"}""")
+    val plannedAt = f.clock.nowMillis()
+    assert(range.end == ReadEnd.ArrivedBefore(plannedAt))
+  }
+
+  test("between two offsets: each shard the end names, after the start's position, through the end's") {
+    val f = new Fixture()
+    val Seq(a, b) = f.ids
+    val seqs = f.ids.map(id => id -> (1 to 6).map(i => f.api.put("s", id, s"$id-$i"))).toMap
+    val start = offset(f.key(a) -> ShardPosition.After(seqs(a)(1)), f.key(b) -> ShardPosition.TrimHorizon)
+    val end = offset(f.key(a) -> ShardPosition.After(seqs(a)(4)), f.key(b) -> ShardPosition.After(seqs(b)(2)))
+    val ranges = f.plan("initialPosition" -> start, "endPosition" -> end)
+    assert(f.read(ranges) == seqs(a).slice(2, 5) ++ seqs(b).take(3))
+    assert(f.plan("initialPosition" -> end, "endPosition" -> end).isEmpty, "from an offset to itself: nothing")
+  }
+
+  test("after an offset: shards it does not name are read from their start, but for its shards' ancestors") {
+    val f = new Fixture(shards = 1)
+    val parent = f.ids.head
+    val old = (1 to 3).map(i => f.api.put("s", parent, s"old$i"))
+    val (c1, c2) = f.api.split("s", parent)
+    val c1Seqs = (1 to 2).map(i => f.api.put("s", c1, s"c1-$i"))
+    val start = offset(f.key(c1) -> ShardPosition.After(c1Seqs.head))
+    val ranges = f.plan("initialPosition" -> start)
+    assert(!ranges.exists(_.shard.shardId == parent), s"the parent was read before the offset: $ranges")
+    assert(ranges.map(_.shard.shardId).toSet == Set(c1, c2))
+    assert(f.read(ranges) == c1Seqs.drop(1))
+    assert(!f.read(ranges).exists(old.contains))
+  }
+
+  test("closed shards come before the shards they were split into") {
+    val f = new Fixture(shards = 1)
+    val parent = f.ids.head
+    val (c1, c2) = f.api.split("s", parent)
+    val (g1, _) = f.api.split("s", c2)
+    val order = f.plan().map(_.shard.shardId)
+    assert(order.indexOf(parent) < order.indexOf(c1) && order.indexOf(c2) < order.indexOf(g1), order)
+  }
+
+  test("a shard an offset names that Kinesis no longer lists has lost its records, unless failOnDataLoss is false") {
+    val f = new Fixture(shards = 1)
+    val gone = ShardKey("s", "shardId-000000000099")
+    val end = offset(f.key(f.ids.head) -> ShardPosition.ShardEnd, gone -> ShardPosition.After("4960"))
+    val e = intercept[KinesisException](f.plan("endPosition" -> end))
+    assert(e.getMessage.contains("KINESIS_DATA_LOSS") && e.getMessage.contains(gone.shardId), e.getMessage)
+    assert(f.plan("endPosition" -> end, "failOnDataLoss" -> "false").map(_.shard) == Seq(f.key(f.ids.head)))
+  }
+
+  test("a stream deleted and created again since the offset was written is refused") {
+    val f = new Fixture(shards = 1)
+    val recorded = KinesisSourceOffset(
+      Map(f.key(f.ids.head) -> ShardPosition.TrimHorizon),
+      Map("s" -> io.github.sparkkinesis.offsets.StreamIdentity("arn:aws:kinesis:us-east-1:1:stream/s", 1L)))
+    val e = intercept[KinesisException](f.plan("endPosition" -> recorded.json))
+    assert(e.getMessage.contains("KINESIS_STREAM_RECREATED"), e.getMessage)
+  }
+}

@@ -1,0 +1,78 @@
+// SPDX-License-Identifier: Apache-2.0
+package io.github.sparkkinesis.config
+
+import io.github.sparkkinesis.errors.KinesisIllegalArgumentException
+import io.github.sparkkinesis.offsets.{KinesisSourceOffset, ShardKey, ShardPosition}
+import org.scalatest.funsuite.AnyFunSuite
+
+class KinesisBatchReadConfigSuite extends AnyFunSuite {
+  private val base = Map("streamName" -> "orders", "region" -> "eu-west-1")
+
+  private def parse(options: (String, String)*) = KinesisBatchReadConfig(base ++ options, () => None)
+
+  private def refusal(options: (String, String)*): String =
+    intercept[KinesisIllegalArgumentException](parse(options: _*)).getMessage
+
+  private def offset(positions: (String, ShardPosition)*): String =
+    KinesisSourceOffset(positions.map { case (id, p) => ShardKey("orders", id) -> p }.toMap).json
+
+  test("a batch read starts at trim_horizon and ends at latest unless told otherwise") {
+    val config = parse()
+    assert(config.start == InitialPosition.TrimHorizon && config.end == EndPosition.Latest)
+    assert(parse("initialPosition" -> "latest").start == InitialPosition.Latest)
+    assert(config.description == "KinesisBatch[orders]")
+  }
+
+  test("endPosition: latest, an instant, or a query's offset; never trim_horizon") {
+    assert(
+      parse("endPosition" -> """{"at_timestamp": "2020-06-25T17:23:45Z"}""").end ==
+        EndPosition.AtTimestamp(1593105825000L))
+    val json = offset("shardId-000000000000" -> ShardPosition.After("4960"))
+    assert(parse("endPosition" -> json).end == EndPosition.AtOffset(KinesisSourceOffset.fromJson(json)))
+    assert(parse("initialPosition" -> json).start == InitialPosition.AfterOffset(KinesisSourceOffset.fromJson(json)))
+    Seq("trim_horizon", "yesterday", """{"v":2}""").foreach { value =>
+      val message = refusal("endPosition" -> value)
+      assert(message.contains("KINESIS_OPTION_INVALID") && message.contains("endPosition"), message)
+    }
+  }
+
+  test("an end before the start is refused where the two say so: two instants, or two offsets") {
+    assert(
+      refusal(
+        "initialPosition" -> """{"at_timestamp": "2020-06-25T17:23:45Z"}""",
+        "endPosition" -> """{"at_timestamp": "2020-06-25T17:00:00Z"}""").contains("before initialPosition"))
+    val later = offset("shardId-000000000000" -> ShardPosition.After("4965"))
+    val earlier = offset("shardId-000000000000" -> ShardPosition.After("4961"))
+    assert(refusal("initialPosition" -> later, "endPosition" -> earlier).contains("shardId-000000000000"))
+    assert(
+      refusal("initialPosition" -> offset("shardId-000000000000" -> ShardPosition.ShardEnd), "endPosition" -> later)
+        .contains("before initialPosition"))
+    parse("initialPosition" -> earlier, "endPosition" -> later)
+    parse("initialPosition" -> earlier, "endPosition" -> earlier)
+  }
+
+  test("a streaming read's own options, and enhanced fan-out, are refused, saying why") {
+    KinesisOptions.NotInBatchRead.foreach { case (option, _) =>
+      val message = refusal(option.key -> option.example)
+      assert(message.contains("KINESIS_OPTION_NOT_IN_BATCH_READ") && message.contains(option.key), message)
+    }
+    assert(refusal("consumerMode" -> "efo").contains("consumerMode"))
+    parse("consumerMode" -> "polling")
+  }
+
+  test("an offset of another stream is refused, naming the stream") {
+    val other = KinesisSourceOffset(Map(ShardKey("payments", "shardId-000000000000") -> ShardPosition.TrimHorizon)).json
+    val message = refusal("initialPosition" -> other)
+    assert(message.contains("payments") && message.contains("initialPosition"), message)
+  }
+
+  test("a streaming read refuses endPosition, and starts after a query's offset if told to") {
+    val message = intercept[KinesisIllegalArgumentException](
+      KinesisSourceConfig(base + ("endPosition" -> "latest"), () => None)).getMessage
+    assert(message.contains("KINESIS_OPTION_BATCH_READ_ONLY") && message.contains("AvailableNow"), message)
+    val json = offset("shardId-000000000000" -> ShardPosition.After("4960"))
+    assert(
+      KinesisSourceConfig(base + ("initialPosition" -> json), () => None).initialPosition ==
+        InitialPosition.AfterOffset(KinesisSourceOffset.fromJson(json)))
+  }
+}
