@@ -3,11 +3,14 @@ package io.github.sparkkinesis.realtime
 
 import scala.jdk.CollectionConverters._
 
-import io.github.sparkkinesis.config.{KinesisOptions, KinesisSourceConfig}
+import io.github.sparkkinesis.client.{ClientUse, KinesisApi, KinesisClientFactory}
+import io.github.sparkkinesis.config.{AwsConfig, KinesisOptions, KinesisSourceConfig}
 import io.github.sparkkinesis.errors.KinesisErrors
 import io.github.sparkkinesis.offsets.{KinesisSourceOffset, ShardKey, ShardPosition, StreamIdentity}
 import io.github.sparkkinesis.prefetch.{PrefetchRuntime, SparkPrefetchRuntime}
 import io.github.sparkkinesis.source.KinesisMicroBatchStream
+import io.github.sparkkinesis.util.{Clock, Dealing, SystemClock}
+import org.apache.hadoop.conf.Configuration
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.connector.read.{InputPartition, PartitionReader, PartitionReaderFactory}
 import org.apache.spark.sql.connector.read.streaming._
@@ -17,27 +20,33 @@ import org.slf4j.LoggerFactory
 /**
  * The source's stream on Spark 4.1 and later, where a query may run in real-time mode
  * (`Trigger.RealTime`). Spark says so only after it made the stream, with [[prepareForRealTimeMode]]: until
- * then, and for every other trigger, each call goes to the micro-batch stream `batch`.
+ * then, and for every other trigger, it reads micro-batches as [[KinesisMicroBatchStream]] does, whose
+ * subclass it is. Real-time mode is the other way of reading the same streams: what it shares with
+ * micro-batches (the shards, their lineage, the consumers, the initial offset) is the `source.QueryStreams` both
+ * modes use, and nothing is prefetched.
  *
- * In real-time mode nothing is prefetched. Each long batch starts from the last one's end: the driver
- * checks the streams and shards from there as for a micro-batch ([[KinesisMicroBatchStream.positionsFrom]])
- * and plans a task per shard readable now (its parents read to their ends), or per group of them when
- * there are fewer cores than shards, each reading its shards for the whole batch ([[RealTimeReader]]), by
- * polling or, under `consumerMode` efo, through the query's consumer. When the batch ends, the tasks'
- * positions of each shard ([[RealTimeTaskOffset]]) make its end offset, which Spark writes to its offset
- * log then; a shard read to its end lets its children be read from the next batch on, so each key's
- * records stay in order.
+ * Each long batch starts from the last one's end: the driver checks the streams and shards from there as
+ * for a micro-batch (`QueryStreams.positionsFrom`) and plans a task per shard readable now (its parents
+ * read to their ends), or per group of them when there are fewer cores than shards, each reading its shards
+ * for the whole batch ([[RealTimeReader]]), by polling or, under `consumerMode` efo, through the query's
+ * consumer. When the batch ends, the tasks' positions of each shard ([[RealTimeTaskOffset]]) make its end
+ * offset, which Spark writes to its offset log then; a shard read to its end lets its children be read
+ * from the next batch on, so each key's records stay in order. Its progress reports the metrics of every
+ * mode (`QueryStreams.metrics`) with the lag as the tasks of the last batch left each shard, and none of
+ * prefetching's.
  *
  * @param cores how many tasks can run at once: Spark's default parallelism
  */
 private[sparkkinesis] final class KinesisRealTimeStream(
-    batch: KinesisMicroBatchStream,
     config: KinesisSourceConfig,
+    checkpointLocation: String,
+    clock: Clock = SystemClock,
+    newApi: AwsConfig => KinesisApi = KinesisClientFactory.create(_, ClientUse.Reading),
+    hadoopConf: () => Configuration = () => SparkSession.active.sparkContext.hadoopConfiguration,
     runtime: PrefetchRuntime = SparkPrefetchRuntime,
+    queryId: () => Option[String] = KinesisMicroBatchStream.streamingQueryId,
     cores: () => Int = () => SparkSession.active.sparkContext.defaultParallelism)
-    extends MicroBatchStream
-    with SupportsTriggerAvailableNow
-    with ReportsSourceMetrics
+    extends KinesisMicroBatchStream(config, checkpointLocation, clock, newApi, hadoopConf, runtime, queryId)
     with SupportsRealTimeMode {
   import KinesisRealTimeStream._
 
@@ -61,30 +70,19 @@ private[sparkkinesis] final class KinesisRealTimeStream(
       s"$this runs in real-time mode: each batch's tasks read their shards for the whole batch, nothing prefetched")
   }
 
-  override def initialOffset(): Offset = batch.initialOffset()
-
-  override def deserializeOffset(json: String): Offset = batch.deserializeOffset(json)
-
   override def getDefaultReadLimit: ReadLimit =
-    if (realTime) ReadLimit.allAvailable() else batch.getDefaultReadLimit
-
-  override def latestOffset(): Offset = batch.latestOffset()
+    if (realTime) ReadLimit.allAvailable() else super.getDefaultReadLimit
 
   /**
    * In real-time mode Spark keeps this offset only for its progress report: the start, with the shards
    * found since (children of shards read to their end), checked against the streams as they are now.
    */
   override def latestOffset(start: Offset, limit: ReadLimit): Offset =
-    if (!realTime) batch.latestOffset(start, limit)
+    if (!realTime) super.latestOffset(start, limit)
     else {
-      val (recorded, tracked, _) = batch.positionsFrom(start.asInstanceOf[KinesisSourceOffset])
-      KinesisSourceOffset(tracked, recorded)
+      val from = streams.positionsFrom(start.asInstanceOf[KinesisSourceOffset], streams.listShards())
+      KinesisSourceOffset(from.tracked, from.recorded)
     }
-
-  override def reportLatestOffset(): Offset = batch.reportLatestOffset()
-
-  override def planInputPartitions(start: Offset, end: Offset): Array[InputPartition] =
-    batch.planInputPartitions(start, end)
 
   /**
    * A real-time batch: the shards readable from `start`, a task for each, or, with fewer cores than shards
@@ -92,20 +90,20 @@ private[sparkkinesis] final class KinesisRealTimeStream(
    * task runs for the whole batch, so all of them must run at once.
    */
   override def planInputPartitions(start: Offset): Array[InputPartition] = {
-    val listed = batch.listShards()
-    val (recorded, tracked, readable) = batch.positionsFrom(start.asInstanceOf[KinesisSourceOffset], listed)
-    val consumers = batch.consumerArns()
-    planned = Some(Planned(recorded, tracked))
+    val listed = streams.listShards()
+    val from = streams.positionsFrom(start.asInstanceOf[KinesisSourceOffset], listed)
+    val consumers = streams.consumerArns()
+    planned = Some(Planned(from.recorded, from.tracked))
     // Under consumerMode efo open shards are read through the consumer; closed ones are polled, as
     // GetRecords is what tells for certain where a closed shard ends.
-    val shards = readable.toSeq
+    val shards = from.readable.toIndexedSeq
       .filter(_._2 != ShardPosition.ShardEnd)
       .sortBy { case (k, _) => (k.stream, k.shardId) }
-      .map { case (key, from) =>
-        RealTimeShard(key, from, consumers.get(key.stream).filterNot(_ => listed.get(key).exists(_.isClosed)))
+      .map { case (key, position) =>
+        RealTimeShard(key, position, consumers.get(key.stream).filterNot(_ => listed.get(key).exists(_.isClosed)))
       }
     val slots = cores()
-    val tasks = tasksOf(shards, slots)
+    val tasks = Dealing.inTurn(shards, slots)
     if (tasks.size < shards.size)
       log.info(
         s"$this reads ${shards.size} shards in real time on $slots cores (Spark's default parallelism): " +
@@ -118,38 +116,22 @@ private[sparkkinesis] final class KinesisRealTimeStream(
     val start = planned.getOrElse(throw new IllegalStateException(s"$this merges offsets of a batch it did not plan"))
     val reached = offsets.toSeq.flatMap(_.asInstanceOf[RealTimeTaskOffset].shards)
     lag = reached.flatMap(o => o.millisBehindLatest.map(o.shard -> _)).toMap
-    reached.filter(_.consumerGone).map(_.shard.stream).distinct.foreach(batch.consumerLost)
+    reached.filter(_.consumerGone).map(_.shard.stream).distinct.foreach(streams.consumerLost)
     KinesisSourceOffset(start.tracked ++ reached.map(o => o.shard -> o.position), start.recorded)
   }
 
   override def createReaderFactory(): PartitionReaderFactory =
-    if (realTime) new RealTimeReaderFactory(runtime) else batch.createReaderFactory()
+    if (realTime) new RealTimeReaderFactory(runtime) else super.createReaderFactory()
 
-  override def prepareForTriggerAvailableNow(): Unit = batch.prepareForTriggerAvailableNow()
-
-  /** The micro-batch stream's metrics; in real-time mode the lag is the tasks' of the last batch. */
-  override def metrics(latestConsumedOffset: java.util.Optional[Offset]): java.util.Map[String, String] = {
-    val shown = batch.metrics(latestConsumedOffset).asScala.toMap
-    (if (realTime) shown ++ KinesisMicroBatchStream.lagMetrics(lag.values) else shown).asJava
-  }
-
-  override def commit(end: Offset): Unit = batch.commit(end)
-
-  override def stop(): Unit = batch.stop()
-
-  override def toString: String = batch.toString
+  /** In real-time mode, the metrics of every mode, with the lag as the last batch's tasks left each shard. */
+  override def metrics(latestConsumedOffset: java.util.Optional[Offset]): java.util.Map[String, String] =
+    if (realTime) streams.metrics(lag).asJava else super.metrics(latestConsumedOffset)
 }
 
 private[sparkkinesis] object KinesisRealTimeStream {
 
   /** A planned batch's start: the stream identities to record and every shard's position. */
   private final case class Planned(recorded: Map[String, StreamIdentity], tracked: Map[ShardKey, ShardPosition])
-
-  /** `shards` dealt in turn to at most `cores` tasks; none without shards. */
-  def tasksOf[T](shards: Seq[T], cores: Int): Seq[Seq[T]] = {
-    val tasks = math.min(shards.size, math.max(1, cores))
-    (0 until tasks).map(t => (t until shards.size by tasks).map(shards))
-  }
 }
 
 /** Creates the readers of a real-time batch's tasks on executors. */

@@ -3,15 +3,15 @@ package io.github.sparkkinesis.realtime
 
 import io.github.sparkkinesis.config._
 import io.github.sparkkinesis.errors.KinesisIllegalArgumentException
-import io.github.sparkkinesis.source.KinesisMicroBatchStream
 import io.github.sparkkinesis.testing.{StopsFixtureStreams, StreamFixture}
+import org.apache.hadoop.conf.Configuration
 import org.scalatest.funsuite.AnyFunSuite
 
 class KinesisRealTimeStreamSuite extends AnyFunSuite with StopsFixtureStreams {
 
   private def stream(options: (String, String)*): KinesisRealTimeStream = {
     val config = KinesisSourceConfig(Map("streamName" -> "s", "region" -> "us-east-1") ++ options, () => None)
-    new KinesisRealTimeStream(new KinesisMicroBatchStream(config, "/nowhere"), config)
+    new KinesisRealTimeStream(config, "/nowhere")
   }
 
   test("real-time mode refuses each option that means nothing in it, naming the option and why") {
@@ -29,10 +29,48 @@ class KinesisRealTimeStreamSuite extends AnyFunSuite with StopsFixtureStreams {
     stream("minFetchPeriod" -> "200ms", "maxFetchRate" -> "2.0", "consumerMode" -> "polling").prepareForRealTimeMode()
   }
 
+  /** The fixture's streams, read in real time on `cores` cores. */
+  private def realTime(f: StreamFixture, cores: Int): KinesisRealTimeStream = {
+    val stream = new KinesisRealTimeStream(
+      f.config,
+      f.checkpoint,
+      f.clock,
+      _ => f.api,
+      () => new Configuration(),
+      f.runtime,
+      () => Some(StreamFixture.QueryId),
+      cores = () => cores)
+    stream.prepareForRealTimeMode()
+    stream
+  }
+
   test("with fewer cores than shards, the shards are dealt in turn to a task per core") {
-    assert(KinesisRealTimeStream.tasksOf(Seq("a", "b", "c"), cores = 4) == Seq(Seq("a"), Seq("b"), Seq("c")))
-    assert(KinesisRealTimeStream.tasksOf(1 to 5, cores = 2) == Seq(Seq(1, 3, 5), Seq(2, 4)))
-    assert(KinesisRealTimeStream.tasksOf(Seq.empty[Int], cores = 2).isEmpty, "no task without a shard")
+    val f = new StreamFixture(InitialPosition.TrimHorizon)
+    val shards = f.api.createStream("s", 5)
+    val stream = realTime(f, cores = 2)
+    try {
+      val tasks = stream.planInputPartitions(f.initial).toSeq.map(_.asInstanceOf[RealTimeInputPartition])
+      assert(tasks.map(_.shards.map(_.key.shardId)) == Seq(Seq(0, 2, 4), Seq(1, 3)).map(_.map(shards)))
+      assert(realTime(f, cores = 8).planInputPartitions(f.initial).length == 5, "a task per shard")
+    } finally stream.stop()
+  }
+
+  test("in real-time mode the progress shows the lag the tasks saw, and nothing of prefetching") {
+    val f = new StreamFixture(InitialPosition.TrimHorizon)
+    val Seq(shard) = f.api.createStream("s", 1)
+    f.api.put("s", shard, "r1")
+    val stream = realTime(f, cores = 2)
+    try {
+      val Seq(task) = stream.planInputPartitions(f.initial).toSeq
+      val reader = stream.createReaderFactory().createReader(task).asInstanceOf[RealTimeReader]
+      val deadline = System.currentTimeMillis() + 300
+      while (reader.nextBefore(deadline).hasRecord) ()
+      val end = stream.mergeOffsets(Array(reader.getOffset()))
+      reader.close()
+      val metrics = stream.metrics(java.util.Optional.of(end))
+      assert(metrics.get("maxMsBehindLatest") == "0" && metrics.get("numTotalShards") == "1", metrics)
+      assert(!metrics.containsKey("totalPrefetchedBytes") && !metrics.containsKey("numThrottledFetches"), metrics)
+    } finally stream.stop()
   }
 
   test("a consumer a real-time task found gone is registered again before the next batch; no record is lost") {
@@ -41,8 +79,7 @@ class KinesisRealTimeStreamSuite extends AnyFunSuite with StopsFixtureStreams {
       consumer = ConsumerConfig(ConsumerMode.Efo, Some(Seq("rt")), "spark-kinesis_", 300000L, false))
     val Seq(shard) = f.api.createStream("s", 1)
     f.api.put("s", shard, "r1")
-    val stream = new KinesisRealTimeStream(f.stream, f.config, f.runtime, cores = () => 2)
-    stream.prepareForRealTimeMode()
+    val stream = realTime(f, cores = 2)
     def consumerOf(partition: Any) =
       partition.asInstanceOf[RealTimeInputPartition].shards.map(_.consumerArn)
     val Seq(first) = stream.planInputPartitions(f.initial).toSeq
