@@ -77,7 +77,7 @@ class RealTimeIntegrationSuite extends AnyFunSuite with SourceIntegration {
     val metrics = second.recentProgress.last.sources.head.metrics
     assert(metrics.get("numTotalShards") == "2", metrics)
     assert(Seq("avgMsBehindLatest", "maxMsBehindLatest", "minMsBehindLatest").forall(metrics.containsKey), metrics)
-    assert(metrics.get("totalPrefetchedBytes") == "0", "nothing is prefetched in real-time mode")
+    assert(!metrics.containsKey("totalPrefetchedBytes"), "nothing is prefetched in real-time mode: no such metric")
     val expectedRows = expected(stream, before ++ during ++ after, beforeResults ++ duringResults ++ afterResults)
     // The batch cut short is read again whole; each batch's rows, as last delivered, are every record once.
     assert(delivered(sink).sortBy(_.seq) == expectedRows.sortBy(_.seq))
