@@ -6,9 +6,9 @@ import java.util.concurrent.{Callable, Executors}
 
 import scala.collection.concurrent.TrieMap
 
+import io.github.sparkkinesis.aws.{AwsConfig, AwsCredentialsConfig, Secret}
 import io.github.sparkkinesis.bench.synthetic.{StreamSpec, SyntheticKinesis, SyntheticStream}
 import io.github.sparkkinesis.client._
-import io.github.sparkkinesis.config.{AwsConfig, AwsCredentialsConfig, Secret}
 import io.github.sparkkinesis.testing.SqlUiMetrics
 import org.apache.spark.sql.{DataFrame, SparkSession}
 

@@ -8,7 +8,7 @@ import scala.jdk.CollectionConverters._
 import io.github.sparkkinesis.batch.KinesisRelation
 import io.github.sparkkinesis.client.KinesisClientFactory
 import io.github.sparkkinesis.config.{
-  AwsConfig,
+  AwsOptions,
   KinesisBatchReadConfig,
   KinesisOptions,
   KinesisSinkConfig,
@@ -17,7 +17,7 @@ import io.github.sparkkinesis.config.{
 }
 import io.github.sparkkinesis.errors.KinesisErrors
 import io.github.sparkkinesis.sink.{KinesisWriteBuilder, SinkTotals}
-import io.github.sparkkinesis.source.{KinesisRecordSchema, KinesisScan}
+import io.github.sparkkinesis.source.KinesisRecordSchema
 import org.apache.spark.sql.connector.catalog.{SupportsRead, SupportsWrite, TableCapability}
 import org.apache.spark.sql.connector.read.streaming.ReportsSinkMetrics
 import org.apache.spark.sql.connector.read.ScanBuilder
@@ -118,7 +118,7 @@ private[sparkkinesis] object KinesisTable {
       batchWrites: Boolean = false): KinesisTable = {
     val parsed = new ParsedOptions(options)
     parsed.checkGiven()
-    AwsConfig.fromOptions(parsed, defaultRegion)
+    AwsOptions.parse(parsed, defaultRegion)
     new KinesisTable(options, defaultRegion, batchWrites)
   }
 }

@@ -3,8 +3,9 @@ package io.github.sparkkinesis.realtime
 
 import scala.jdk.CollectionConverters._
 
+import io.github.sparkkinesis.aws.AwsConfig
 import io.github.sparkkinesis.client.{ClientUse, KinesisApi, KinesisClientFactory}
-import io.github.sparkkinesis.config.{AwsConfig, KinesisOptions, KinesisSourceConfig}
+import io.github.sparkkinesis.config.{KinesisOptions, KinesisSourceConfig}
 import io.github.sparkkinesis.errors.KinesisErrors
 import io.github.sparkkinesis.offsets.{KinesisSourceOffset, ShardKey, ShardPosition, StreamIdentity}
 import io.github.sparkkinesis.prefetch.{PrefetchRuntime, SparkPrefetchRuntime}

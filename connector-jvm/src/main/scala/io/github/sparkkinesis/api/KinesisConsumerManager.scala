@@ -5,6 +5,7 @@ import java.sql.Timestamp
 
 import scala.jdk.CollectionConverters._
 
+import io.github.sparkkinesis.aws.AwsConfig
 import io.github.sparkkinesis.client.{
   ApiFailures,
   ClientUse,
@@ -13,7 +14,7 @@ import io.github.sparkkinesis.client.{
   KinesisApiException,
   KinesisClientFactory
 }
-import io.github.sparkkinesis.config.{AwsConfig, KinesisNames, ParsedOptions}
+import io.github.sparkkinesis.config.{AwsOptions, KinesisNames, ParsedOptions}
 import io.github.sparkkinesis.consumers.ConsumerRegistration
 import io.github.sparkkinesis.errors.KinesisErrors
 import io.github.sparkkinesis.util.{Clock, SystemClock}
@@ -125,7 +126,7 @@ object KinesisConsumerManager {
     /** Checks the options, as the source does at `.load()`; no call to Kinesis yet. */
     def create(): KinesisConsumerManager =
       new KinesisConsumerManager(
-        AwsConfig.fromOptions(new ParsedOptions(options), () => KinesisClientFactory.defaultRegion()),
+        AwsOptions.parse(new ParsedOptions(options), () => KinesisClientFactory.defaultRegion()),
         KinesisClientFactory.create(_, ClientUse.ManagingConsumers),
         SystemClock
       )

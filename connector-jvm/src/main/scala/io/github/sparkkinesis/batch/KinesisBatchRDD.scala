@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.github.sparkkinesis.batch
 
+import io.github.sparkkinesis.aws.AwsConfig
 import io.github.sparkkinesis.client.{ClientUse, SharedKinesisApis}
-import io.github.sparkkinesis.config.{AwsConfig, ReadConfig}
+import io.github.sparkkinesis.config.ReadConfig
 import io.github.sparkkinesis.reading.{RecordCursor, ShardRangeReader}
 import io.github.sparkkinesis.source.KinesisRecordSchema
 import io.github.sparkkinesis.util.SystemClock

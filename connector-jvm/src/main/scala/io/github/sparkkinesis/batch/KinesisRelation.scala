@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.github.sparkkinesis.batch
 
+import io.github.sparkkinesis.aws.AwsConfig
 import io.github.sparkkinesis.client.{ClientUse, KinesisApi, KinesisClientFactory}
-import io.github.sparkkinesis.config.{AwsConfig, KinesisBatchReadConfig}
+import io.github.sparkkinesis.config.KinesisBatchReadConfig
 import io.github.sparkkinesis.source.KinesisRecordSchema
 import io.github.sparkkinesis.util.{Clock, SystemClock}
 import org.apache.spark.rdd.RDD

@@ -6,8 +6,7 @@ import java.time.Duration
 
 import scala.util.control.NonFatal
 
-import io.github.sparkkinesis.config.{AwsConfig, AwsCredentialsConfig}
-import software.amazon.awssdk.auth.credentials._
+import io.github.sparkkinesis.aws.{AwsConfig, Credentials}
 import software.amazon.awssdk.core.client.config.{ClientOverrideConfiguration, SdkAdvancedClientOption}
 import software.amazon.awssdk.http.apache5.Apache5HttpClient
 import software.amazon.awssdk.http.nio.netty.{Http2Configuration, NettyNioAsyncHttpClient}
@@ -42,7 +41,7 @@ private[sparkkinesis] object KinesisClientFactory {
       .builder()
       .httpClient(http)
       .region(Region.of(aws.region))
-      .credentialsProvider(credentialsProvider(aws.credentials))
+      .credentialsProvider(Credentials.provider(aws.credentials))
       .overrideConfiguration(overrides(userAgent).apiCallTimeout(Duration.ofMinutes(2)).build())
     aws.endpoint.foreach(e => builder.endpointOverride(URI.create(e)))
     new SdkKinesisApi(builder.build(), http, () => createAsync(aws, userAgent), aws.describeTarget)
@@ -72,21 +71,10 @@ private[sparkkinesis] object KinesisClientFactory {
       .builder()
       .httpClientBuilder(http)
       .region(Region.of(aws.region))
-      .credentialsProvider(credentialsProvider(aws.credentials))
+      .credentialsProvider(Credentials.provider(aws.credentials))
       .overrideConfiguration(overrides(userAgent).build())
     aws.endpoint.foreach(e => builder.endpointOverride(URI.create(e)))
     builder.build()
-  }
-
-  def credentialsProvider(credentials: AwsCredentialsConfig): AwsCredentialsProvider = credentials match {
-    case AwsCredentialsConfig.DefaultChain =>
-      DefaultCredentialsProvider.builder().build()
-    case AwsCredentialsConfig.StaticKeys(id, secret, None) =>
-      StaticCredentialsProvider.create(AwsBasicCredentials.create(id, secret.reveal))
-    case AwsCredentialsConfig.StaticKeys(id, secret, Some(token)) =>
-      StaticCredentialsProvider.create(AwsSessionCredentials.create(id, secret.reveal, token.reveal))
-    case assumed: AwsCredentialsConfig.AssumedRole => AssumedRoles.provider(assumed)
-    case session: AwsCredentialsConfig.RoleSession => AssumedRoles.receivedProvider(session.role)
   }
 
   /** The region of the SDK's default chain (environment, system property, profile, instance), if any. */

@@ -3,7 +3,7 @@ package io.github.sparkkinesis.client
 
 import java.util.concurrent.ConcurrentHashMap
 
-import io.github.sparkkinesis.config.AwsConfig
+import io.github.sparkkinesis.aws.AwsConfig
 
 /**
  * One [[KinesisApi]] per distinct [[AwsConfig]] and [[ClientUse]] per JVM, shared by the tasks of an executor so that each

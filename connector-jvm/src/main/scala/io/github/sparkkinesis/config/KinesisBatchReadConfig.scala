@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.github.sparkkinesis.config
 
+import io.github.sparkkinesis.aws.AwsConfig
 import io.github.sparkkinesis.errors.KinesisErrors
 import io.github.sparkkinesis.offsets.{SequenceNumbers, ShardPosition}
 import org.slf4j.LoggerFactory
@@ -59,7 +60,7 @@ private[sparkkinesis] object KinesisBatchReadConfig {
       end = end,
       maxShardsPerDescribe = options.required(KinesisOptions.MaxShardsPerDescribe),
       reading = ReadConfig(options),
-      aws = AwsConfig.fromOptions(options, resolveDefaultRegion)
+      aws = AwsOptions.parse(options, resolveDefaultRegion)
     )
   }
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.github.sparkkinesis.config
 
+import io.github.sparkkinesis.aws.AwsConfig
 import io.github.sparkkinesis.errors.KinesisErrors
 import org.slf4j.LoggerFactory
 
@@ -60,7 +61,7 @@ private[sparkkinesis] object KinesisSinkConfig {
     }
     KinesisSinkConfig(
       stream = stream,
-      aws = AwsConfig.fromOptions(options, resolveDefaultRegion),
+      aws = AwsOptions.parse(options, resolveDefaultRegion),
       nullData = options.required(KinesisOptions.NullData),
       maxInFlightRequests = options.required(KinesisOptions.MaxInFlightRequests),
       retryTimeoutMs = options.required(KinesisOptions.WriteRetryTimeout),

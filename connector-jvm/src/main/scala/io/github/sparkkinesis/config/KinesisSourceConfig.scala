@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.github.sparkkinesis.config
 
+import io.github.sparkkinesis.aws.AwsConfig
 import io.github.sparkkinesis.errors.KinesisErrors
 import org.slf4j.LoggerFactory
 
@@ -71,7 +72,7 @@ private[sparkkinesis] object KinesisSourceConfig {
         maxBytes = options.get(KinesisOptions.MaxBytesPerTrigger)
       ),
       consumer = consumerConfig(options, raw),
-      aws = AwsConfig.fromOptions(options, resolveDefaultRegion),
+      aws = AwsOptions.parse(options, resolveDefaultRegion),
       givenOptions = options.givenKeys
     )
   }

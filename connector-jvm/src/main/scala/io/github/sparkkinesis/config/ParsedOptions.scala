@@ -3,6 +3,7 @@ package io.github.sparkkinesis.config
 
 import java.util.Locale
 
+import io.github.sparkkinesis.aws.Secret
 import io.github.sparkkinesis.errors.KinesisErrors
 
 /**

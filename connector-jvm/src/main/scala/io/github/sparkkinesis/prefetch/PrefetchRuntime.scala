@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.github.sparkkinesis.prefetch
 
+import io.github.sparkkinesis.aws.AwsConfig
 import io.github.sparkkinesis.client.{ClientUse, KinesisApi, SharedKinesisApis}
-import io.github.sparkkinesis.config.{AwsConfig, KinesisSourceConfig}
+import io.github.sparkkinesis.config.KinesisSourceConfig
 import org.apache.spark.sql.SparkSession
 
 /**

@@ -3,8 +3,9 @@ package io.github.sparkkinesis.prefetch
 
 import java.util.UUID
 
+import io.github.sparkkinesis.aws.AwsConfig
 import io.github.sparkkinesis.client.{ClientUse, SharedKinesisApis}
-import io.github.sparkkinesis.config.{AwsConfig, PrefetchConfig}
+import io.github.sparkkinesis.config.PrefetchConfig
 import io.github.sparkkinesis.shims.SparkShims
 import io.github.sparkkinesis.util.SystemClock
 import org.apache.spark.{SparkContext, SparkThrowable, TaskContext}

@@ -3,8 +3,9 @@ package io.github.sparkkinesis.sink
 
 import scala.util.control.NonFatal
 
-import io.github.sparkkinesis.client.AssumedRoles
-import io.github.sparkkinesis.config.{AwsCredentialsConfig, KinesisSinkConfig}
+import io.github.sparkkinesis.aws.AssumedRoles
+import io.github.sparkkinesis.aws.AwsCredentialsConfig
+import io.github.sparkkinesis.config.KinesisSinkConfig
 import io.github.sparkkinesis.errors.KinesisErrors
 import org.apache.spark.sql.connector.write._
 import org.apache.spark.sql.internal.connector.SupportsStreamingUpdateAsAppend

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.github.sparkkinesis.source
 
-import io.github.sparkkinesis.config.{AwsConfig, ReadConfig}
+import io.github.sparkkinesis.aws.AwsConfig
+import io.github.sparkkinesis.config.ReadConfig
 import io.github.sparkkinesis.prefetch.Segment
 import org.apache.spark.sql.connector.read.InputPartition
 

@@ -3,8 +3,9 @@ package io.github.sparkkinesis.source
 
 import scala.jdk.CollectionConverters._
 
+import io.github.sparkkinesis.aws.AwsConfig
 import io.github.sparkkinesis.client.{ClientUse, KinesisApi, KinesisClientFactory, ShardInfo}
-import io.github.sparkkinesis.config.{AwsConfig, KinesisSourceConfig, TriggerLimits}
+import io.github.sparkkinesis.config.{KinesisSourceConfig, TriggerLimits}
 import io.github.sparkkinesis.errors.ErrorCondition
 import io.github.sparkkinesis.offsets.{KinesisSourceOffset, ShardKey, ShardPosition, StreamIdentity}
 import io.github.sparkkinesis.prefetch._

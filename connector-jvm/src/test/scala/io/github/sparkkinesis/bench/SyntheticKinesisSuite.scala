@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.github.sparkkinesis.bench
 
+import io.github.sparkkinesis.aws.{AwsConfig, AwsCredentialsConfig, Secret}
 import io.github.sparkkinesis.bench.synthetic.{ShardLimits, StreamSpec, SyntheticKinesis}
 import io.github.sparkkinesis.client._
-import io.github.sparkkinesis.config.{AwsConfig, AwsCredentialsConfig, Secret}
 import io.github.sparkkinesis.kpl.{AggregatedRecords, Deaggregation}
 import io.github.sparkkinesis.offsets.{SequenceNumbers, ShardKey, ShardPosition}
 import org.scalatest.funsuite.AnyFunSuite

@@ -3,7 +3,7 @@ package io.github.sparkkinesis.client
 
 import java.net.URI
 
-import io.github.sparkkinesis.config.{AwsConfig, AwsCredentialsConfig}
+import io.github.sparkkinesis.aws.{AwsConfig, AwsCredentialsConfig}
 import io.github.sparkkinesis.testing.DelegatingKinesisApi
 import software.amazon.awssdk.auth.credentials.{
   AwsBasicCredentials,

@@ -3,6 +3,7 @@ package io.github.sparkkinesis.config
 
 import java.time.Instant
 
+import io.github.sparkkinesis.aws.{AwsConfig, AwsCredentialsConfig, RoleSpec, Secret}
 import io.github.sparkkinesis.errors.KinesisIllegalArgumentException
 import org.scalatest.funsuite.AnyFunSuite
 

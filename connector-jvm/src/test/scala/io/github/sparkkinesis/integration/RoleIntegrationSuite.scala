@@ -3,8 +3,8 @@ package io.github.sparkkinesis.integration
 
 import java.io.{ByteArrayInputStream, ByteArrayOutputStream, ObjectInputStream, ObjectOutputStream}
 
-import io.github.sparkkinesis.client.AssumedRoles
-import io.github.sparkkinesis.config.{AwsConfig, AwsCredentialsConfig, ParsedOptions, SessionCredentials}
+import io.github.sparkkinesis.aws.{AssumedRoles, AwsCredentialsConfig, SessionCredentials}
+import io.github.sparkkinesis.config.{AwsOptions, ParsedOptions}
 import io.github.sparkkinesis.errors.KinesisException
 import io.github.sparkkinesis.testing.{KinesisEmulator, StsServer}
 import org.apache.spark.sql.SparkSession
@@ -87,12 +87,12 @@ class RoleIntegrationSuite extends AnyFunSuite with SourceIntegration {
 
   test("executors receive the role's session, never the long-lived secret key", Integration) {
     assume(emulated, "needs the STS server on loopback")
-    val aws = AwsConfig.fromOptions(new ParsedOptions(roleOptions()), () => None)
+    val aws = AwsOptions.parse(new ParsedOptions(roleOptions()), () => None)
     val assumed = aws.credentials.asInstanceOf[AwsCredentialsConfig.AssumedRole]
     val (bytes, received) = javaRoundTrip(aws)
     val shipped = new String(bytes, java.nio.charset.StandardCharsets.ISO_8859_1)
     assert(!shipped.contains(KinesisEmulator.SecretKey), "the secret key is not in what a task carries")
-    val roleSession = received.asInstanceOf[AwsConfig].credentials match {
+    val roleSession = received.asInstanceOf[io.github.sparkkinesis.aws.AwsConfig].credentials match {
       case s: AwsCredentialsConfig.RoleSession => s
       case other => fail(s"a task carries $other")
     }
@@ -114,8 +114,8 @@ class RoleIntegrationSuite extends AnyFunSuite with SourceIntegration {
         "initialPosition" -> "trim_horizon",
         "internal.roleSessionDuration" -> "4s",
         "maxFetchDuration" -> "500ms")
-    val role = AwsConfig
-      .fromOptions(new ParsedOptions(options), () => None)
+    val role = AwsOptions
+      .parse(new ParsedOptions(options), () => None)
       .credentials
       .asInstanceOf[AwsCredentialsConfig.AssumedRole]
       .role

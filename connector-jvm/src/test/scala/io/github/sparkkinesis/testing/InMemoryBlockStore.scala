@@ -5,8 +5,9 @@ import java.util.concurrent.ConcurrentHashMap
 
 import scala.jdk.CollectionConverters._
 
+import io.github.sparkkinesis.aws.AwsConfig
 import io.github.sparkkinesis.client.{KinesisApi, KinesisRecord}
-import io.github.sparkkinesis.config.{AwsConfig, KinesisSourceConfig}
+import io.github.sparkkinesis.config.KinesisSourceConfig
 import io.github.sparkkinesis.prefetch._
 import io.github.sparkkinesis.reading.SubscriptionPool
 import io.github.sparkkinesis.util.Clock

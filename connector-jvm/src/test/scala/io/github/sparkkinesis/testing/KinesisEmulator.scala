@@ -7,8 +7,8 @@ import java.util.UUID
 import scala.collection.mutable
 import scala.util.Try
 
+import io.github.sparkkinesis.aws.{AwsConfig, AwsCredentialsConfig, Secret}
 import io.github.sparkkinesis.client.KinesisAdminApi
-import io.github.sparkkinesis.config.{AwsConfig, AwsCredentialsConfig, Secret}
 import org.scalatest.{BeforeAndAfterAll, Suite}
 
 /**

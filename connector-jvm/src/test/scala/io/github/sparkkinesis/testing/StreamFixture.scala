@@ -6,6 +6,7 @@ import java.nio.file.Files
 
 import scala.jdk.CollectionConverters._
 
+import io.github.sparkkinesis.aws.{AwsConfig, AwsCredentialsConfig}
 import io.github.sparkkinesis.config._
 import io.github.sparkkinesis.offsets.KinesisSourceOffset
 import io.github.sparkkinesis.source.KinesisMicroBatchStream

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-package io.github.sparkkinesis.config
+package io.github.sparkkinesis.aws
 
 /**
  * An IAM role to assume, and how: the options roleArn, roleExternalId, roleSessionName and stsEndpoint.

@@ -1,7 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-package io.github.sparkkinesis.config
-
-import io.github.sparkkinesis.client.AssumedRoles
+package io.github.sparkkinesis.aws
 
 /**
  * How the connector authenticates to AWS. Serializable: executors build their own clients from it, but an
@@ -48,6 +46,6 @@ private[sparkkinesis] object AwsCredentialsConfig {
     override def toString: String = s"RoleSession(${role.arn}, ${session})"
   }
 
-  private[config] def maskedKeyId(id: String): String =
+  private[aws] def maskedKeyId(id: String): String =
     if (id.length <= 8) Secret.Redacted else id.take(4) + "..." + id.takeRight(4)
 }

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-package io.github.sparkkinesis.config
+package io.github.sparkkinesis.aws
 
 /**
  * A secret option value (secret key, session token). Its `toString` never shows the value, so a secret that

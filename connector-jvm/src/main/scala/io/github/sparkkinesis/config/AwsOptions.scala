@@ -1,28 +1,15 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.github.sparkkinesis.config
 
-import io.github.sparkkinesis.config.AwsCredentialsConfig.AssumedRole
+import io.github.sparkkinesis.aws.{AwsConfig, AwsCredentialsConfig, RoleSpec}
+import io.github.sparkkinesis.aws.AwsCredentialsConfig.AssumedRole
 import io.github.sparkkinesis.errors.KinesisErrors
 
-/**
- * Where Kinesis is and as whom the connector calls it. Immutable and serializable.
- *
- * @param region   the AWS region, always resolved on the driver so that executors agree with it
- * @param endpoint an explicit endpoint URL, or None for the region's public endpoint
- */
-private[sparkkinesis] final case class AwsConfig(
-    region: String,
-    endpoint: Option[String],
-    credentials: AwsCredentialsConfig) {
-
-  /** Where calls go, for messages: the endpoint and the region. */
-  def describeTarget: String = endpoint.fold(s"the Kinesis endpoint of region $region")(e => s"$e (region $region)")
-}
-
-private[sparkkinesis] object AwsConfig {
+/** Reads where Kinesis is and as whom to call it ([[AwsConfig]]) from the options. Stateless. */
+private[sparkkinesis] object AwsOptions {
 
   /** Reads region, endpoint and credentials from the options; the region may come from the environment. */
-  def fromOptions(options: ParsedOptions, resolveDefaultRegion: () => Option[String]): AwsConfig = {
+  def parse(options: ParsedOptions, resolveDefaultRegion: () => Option[String]): AwsConfig = {
     val endpoint = options.get(KinesisOptions.Endpoint)
     val region = options
       .get(KinesisOptions.Region)

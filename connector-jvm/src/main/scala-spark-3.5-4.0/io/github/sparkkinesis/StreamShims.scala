@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-package io.github.sparkkinesis.shims
+package io.github.sparkkinesis
 
 import io.github.sparkkinesis.config.KinesisSourceConfig
 import io.github.sparkkinesis.source.KinesisMicroBatchStream

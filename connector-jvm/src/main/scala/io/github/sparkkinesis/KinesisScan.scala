@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
-package io.github.sparkkinesis.source
+package io.github.sparkkinesis
 
 import io.github.sparkkinesis.config.KinesisSourceConfig
-import io.github.sparkkinesis.shims.StreamShims
+import io.github.sparkkinesis.source.{CheckpointFiles, KinesisReadMetrics, KinesisRecordSchema}
 import org.apache.spark.sql.connector.metric.CustomMetric
 import org.apache.spark.sql.connector.read.streaming.MicroBatchStream
 import org.apache.spark.sql.connector.read.Scan

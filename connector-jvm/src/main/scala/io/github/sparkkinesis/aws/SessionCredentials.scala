@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-package io.github.sparkkinesis.config
+package io.github.sparkkinesis.aws
 
 /** Temporary credentials of an assumed role's session; the secrets are never shown. */
 private[sparkkinesis] final case class SessionCredentials(

@@ -1,12 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
-package io.github.sparkkinesis.client
+package io.github.sparkkinesis.aws
 
 import java.net.URI
 import java.time.{Duration, Instant}
 import java.util.concurrent.ConcurrentHashMap
 
-import io.github.sparkkinesis.config.{RoleSpec, Secret, SessionCredentials}
-import io.github.sparkkinesis.config.AwsCredentialsConfig.AssumedRole
+import io.github.sparkkinesis.aws.AwsCredentialsConfig.AssumedRole
 import software.amazon.awssdk.auth.credentials.{AwsCredentialsProvider, AwsSessionCredentials}
 import software.amazon.awssdk.http.apache5.Apache5HttpClient
 import software.amazon.awssdk.regions.Region
@@ -81,7 +80,7 @@ private[sparkkinesis] object AssumedRoles {
       .builder()
       .httpClient(Apache5HttpClient.builder().connectionTimeout(Duration.ofSeconds(5)).build())
       .region(Region.of(role.region))
-      .credentialsProvider(KinesisClientFactory.credentialsProvider(assumed.base))
+      .credentialsProvider(Credentials.provider(assumed.base))
     role.stsEndpoint.foreach(e => sts.endpointOverride(URI.create(e)))
     val request = AssumeRoleRequest
       .builder()

@@ -1,0 +1,17 @@
+// SPDX-License-Identifier: Apache-2.0
+package io.github.sparkkinesis.aws
+
+/**
+ * Where Kinesis is and as whom the connector calls it. Immutable and serializable.
+ *
+ * @param region   the AWS region, always resolved on the driver so that executors agree with it
+ * @param endpoint an explicit endpoint URL, or None for the region's public endpoint
+ */
+private[sparkkinesis] final case class AwsConfig(
+    region: String,
+    endpoint: Option[String],
+    credentials: AwsCredentialsConfig) {
+
+  /** Where calls go, for messages: the endpoint and the region. */
+  def describeTarget: String = endpoint.fold(s"the Kinesis endpoint of region $region")(e => s"$e (region $region)")
+}
