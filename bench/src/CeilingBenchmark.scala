@@ -29,10 +29,12 @@ import software.amazon.awssdk.services.kinesis.model.{
  *    calling GetRecords for 10,000 records at a time, with no pause unless Kinesis' limits are on (then 200
  *    ms between calls, and 1 s after a throttled one); aggregates are de-aggregated, as the connector does;
  *  - connector: a `Trigger.AvailableNow` query into the `noop` sink with every column of the schema, the
- *    fastest settings Kinesis allows (maxFetchRate 2.0, minFetchPeriod 200ms), timed from `start()`.
+ *    fastest settings Kinesis allows (maxFetchRate 2.0, minFetchPeriod 200ms), timed from `start()`;
+ *  - batch read: `spark.read` of the whole stream, every row built and counted, the same settings, timed
+ *    from the action (a task per shard; records go from the answers to rows, without blocks).
  *
  * Each reader's rate, and the rate per CPU second the JVM spent while it ran (the synthetic Kinesis
- * included, alike for both). Prints a table and writes bench/results/ceiling-benchmark.json.
+ * included, alike for all). Prints a table and writes bench/results/ceiling-benchmark.json.
  * Usage: dev/bench synthetic [shards=100] [megabytes=200] [limits=off]
  */
 object CeilingBenchmark {
@@ -53,8 +55,9 @@ object CeilingBenchmark {
     def recordsPerCpuSecond: Double = records * 1000.0 / math.max(1, cpuMillis)
   }
 
-  final case class Result(c: Case, recordsPerShard: Long, sdk: Run, connector: Run) {
+  final case class Result(c: Case, recordsPerShard: Long, sdk: Run, connector: Run, batch: Run) {
     def ratio: Double = connector.recordsPerSecond / sdk.recordsPerSecond
+    def batchRatio: Double = batch.recordsPerSecond / sdk.recordsPerSecond
 
     /** Megabytes of user record data a second (every user record of a case has the same size). */
     def megabytesPerSecond(run: Run): Double = run.recordsPerSecond * c.recordBytes / 1e6
@@ -91,10 +94,11 @@ object CeilingBenchmark {
       val expected = perShard * shards * c.aggregated
       val sdk = sdkRead(kinesis, name, limits, c.recordBytes)
       val connector = connectorRead(spark, kinesis, name)
-      Seq(sdk, connector).foreach { r =>
+      val batch = batchRead(spark, kinesis, name)
+      Seq(sdk, connector, batch).foreach { r =>
         require(r.records == expected, s"${r.reader} read ${r.records} of $expected records (${c.name})")
       }
-      Result(c, perShard, sdk, connector)
+      Result(c, perShard, sdk, connector, batch)
     }
 
   private def cpuMillis(): Long = BenchKinesis.processCpuNanos() / 1000000
@@ -180,18 +184,39 @@ object CeilingBenchmark {
     Run(s"connector, Trigger.AvailableNow (${progress.length} batches)", progress.map(_.numInputRows).sum, millis, cpu)
   }
 
+  /**
+   * The stream read by a batch read (`spark.read`, every row built, counted), timed from the action: its
+   * records go from Kinesis' answers to rows without being stored as blocks.
+   */
+  private def batchRead(spark: SparkSession, kinesis: SyntheticKinesis, stream: String): Run = {
+    val df = spark.read
+      .format("kinesis")
+      .options(kinesis.connectorOptions)
+      .option("streamName", stream)
+      .option("maxFetchRate", "2.0")
+      .option("minFetchPeriod", "200ms")
+      .load()
+    val (started, cpuAtStart) = (System.nanoTime(), cpuMillis())
+    val records = df.count()
+    Run(
+      "connector, batch read (spark.read)",
+      records,
+      (System.nanoTime() - started) / 1000000,
+      cpuMillis() - cpuAtStart)
+  }
+
   // ---- report ----
 
   private def report(results: Seq[Result], kinesis: SyntheticKinesis, command: String, limits: Boolean): Unit = {
     println(
       f"${"case"}%-38s ${"reader"}%-44s ${"records"}%9s ${"ms"}%7s ${"records/s"}%10s ${"MB/s"}%7s ${"rec/cpu-s"}%10s")
     results.foreach { r =>
-      Seq(r.sdk, r.connector).foreach { run =>
+      Seq(r.sdk, r.connector, r.batch).foreach { run =>
         println(
           f"${r.c.name}%-38s ${run.reader}%-44s ${run.records}%9d ${run.millis}%7d ${run.recordsPerSecond}%10.0f " +
             f"${r.megabytesPerSecond(run)}%7.1f ${run.recordsPerCpuSecond}%10.0f")
       }
-      println(f"${r.c.name}%-38s connector / SDK: ${r.ratio}%.2f")
+      println(f"${r.c.name}%-38s connector / SDK: ${r.ratio}%.2f, batch read / SDK: ${r.batchRatio}%.2f")
     }
     println(
       s"synthetic Kinesis calls: ${kinesis.callCounts.toSeq.sortBy(_._1).map { case (k, v) => s"$k $v" }.mkString(", ")}")
@@ -204,7 +229,8 @@ object CeilingBenchmark {
             f""""recordsPerCpuSecond": ${x.recordsPerCpuSecond}%.0f}"""
         s"""    {"case": "${r.c.name}", "recordBytes": ${r.c.recordBytes}, "aggregated": ${r.c.aggregated}, """ +
           s""""recordsPerShard": ${r.recordsPerShard},\n      "sdk": ${run(r.sdk)},\n      "connector": ${run(
-              r.connector)},\n""" + f"""      "connectorToSdk": ${r.ratio}%.3f}"""
+              r.connector)},\n      "batch": ${run(r.batch)},\n""" +
+          f"""      "connectorToSdk": ${r.ratio}%.3f, "batchToSdk": ${r.batchRatio}%.3f}"""
       }
       .mkString(",\n")
     BenchKinesis.saveResults(

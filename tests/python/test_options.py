@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: Apache-2.0
 """The typed option builders, without Spark: the exact strings they give the JVM, what they refuse and how
-they say so, that secrets stay hidden, and that their keys and defaults are the README's generated tables."""
+they say so, that secrets stay hidden, and that their keys and defaults are the README's generated tables;
+then, with Spark, that the JVM judges every value as they do."""
 
 from __future__ import annotations
 
@@ -18,7 +19,9 @@ from pyspark.sql import SparkSession
 from pyspark_kinesis import KinesisOptionError, _jvm
 from pyspark_kinesis.options import (
     ConsumerMode,
+    EndPosition,
     InitialPosition,
+    KinesisBatchReadOptions,
     KinesisSinkOptions,
     KinesisSourceOptions,
     NullData,
@@ -102,6 +105,60 @@ EVERY_SOURCE_OPTION = {
     "requireConsumerDeregistration": "true",
 }
 
+# A batch read takes what reading and the stream share, and where the read ends.
+EVERY_BATCH_FIELD: dict[str, Any] = {
+    **AWS_FIELDS,
+    "stream_names": ["orders", "clicks"],
+    "initial_position": dt.datetime(2020, 6, 25, 10, 23, 45, tzinfo=PDT),
+    "end_position": dt.datetime(2020, 6, 26, 0, 0, 0, 250000, tzinfo=dt.timezone.utc),
+    "max_records_per_fetch": 5000,
+    "max_shards_per_describe": 50,
+    "fail_on_data_loss": False,
+    "max_fetch_rate": 1.5,
+    "min_fetch_period": dt.timedelta(milliseconds=210),
+    "consumer_mode": ConsumerMode.POLLING,
+}
+EVERY_BATCH_OPTION = {
+    **AWS_OPTIONS,
+    "streamName": "orders,clicks",
+    "initialPosition": '{"at_timestamp": "2020-06-25T17:23:45Z"}',
+    "endPosition": '{"at_timestamp": "2020-06-26T00:00:00.250Z"}',
+    "maxRecordsPerFetch": "5000",
+    "maxShardsPerDescribe": "50",
+    "failOnDataLoss": "false",
+    "maxFetchRate": "1.5",
+    "minFetchPeriod": "210ms",
+    "consumerMode": "polling",
+}
+# What a streaming read takes and a batch read refuses at .load() (KINESIS_OPTION_NOT_IN_BATCH_READ).
+STREAMING_ONLY_OPTIONS = {
+    "shardFetchInterval",
+    "maxFetchDuration",
+    "fetchBufferSize",
+    "shardsPerTask",
+    "coalesceThresholdBlockSize",
+    "coalesceBinSize",
+    "maxRecordsPerTrigger",
+    "maxBytesPerTrigger",
+    "consumerName",
+    "consumerNamePrefix",
+    "consumerRefreshInterval",
+    "requireConsumerDeregistration",
+}
+
+# Streaming queries' offsets as their progress shows them (endOffset), of a stream named "s": every version
+# and kind of position the JVM reads.
+OFFSET_V2 = (
+    '{"v":2,"streams":{"s":{"arn":"arn:aws:kinesis:us-east-1:123456789012:stream/s","created":1593105825000,'
+    '"shards":{"shardId-000000000000":{"kind":"after","seq":"49590338271490256608559692538361571095921575989136588898"},'
+    '"shardId-000000000001":{"kind":"trim_horizon"}}}}}'
+)
+OFFSET_V3 = (
+    '{"v":3,"streams":{"s":{"shards":{"shardId-000000000000":{"kind":"after","seq":"4959","sub":3},'
+    '"shardId-000000000001":{"kind":"at_timestamp","ms":1593105825000},"shardId-000000000002":{"kind":"shard_end"}}}}}'
+)
+OFFSET_V1 = '{"v":1,"streams":{"s":{"shardId-000000000000":{"kind":"after","seq":"1"}}}}'
+
 EVERY_SINK_FIELD: dict[str, Any] = {
     **AWS_FIELDS,
     "stream_name": "orders",
@@ -136,12 +193,31 @@ def readme_table(marker: str) -> dict[str, str]:
 
 def test_every_field_becomes_its_jvm_option_as_the_jvm_spells_it() -> None:
     assert KinesisSourceOptions(**EVERY_SOURCE_FIELD).to_options() == EVERY_SOURCE_OPTION
+    assert KinesisBatchReadOptions(**EVERY_BATCH_FIELD).to_options() == EVERY_BATCH_OPTION
     assert KinesisSinkOptions(**EVERY_SINK_FIELD).to_options() == EVERY_SINK_OPTION
 
 
 def test_fields_left_out_are_not_sent_so_the_jvm_defaults_apply() -> None:
     assert KinesisSourceOptions(stream_names="orders").to_options() == {"streamName": "orders"}
+    # Not even initialPosition: the registry's default (latest) is a stream's, and a batch read without one
+    # starts at trim_horizon.
+    assert KinesisBatchReadOptions(stream_names="orders").to_options() == {"streamName": "orders"}
     assert KinesisSinkOptions().to_options() == {}
+
+
+def test_a_batch_read_takes_no_option_of_a_stream_and_a_stream_no_end() -> None:
+    source, batch = set(KinesisSourceOptions.jvm_keys()), set(KinesisBatchReadOptions.jvm_keys())
+    assert source - batch == STREAMING_ONLY_OPTIONS
+    assert batch - source == {"endPosition"}
+    streaming_only = [
+        f.name for f in dataclasses.fields(KinesisSourceOptions) if f.metadata["jvm"].key not in batch
+    ]
+    assert len(streaming_only) == len(STREAMING_ONLY_OPTIONS)
+    for name in streaming_only:
+        with pytest.raises(TypeError, match=name):
+            KinesisBatchReadOptions(stream_names="s", **{name: EVERY_SOURCE_FIELD[name]})
+    with pytest.raises(TypeError, match="end_position"):
+        KinesisSourceOptions(stream_names="s", end_position=EndPosition.LATEST)  # type: ignore[call-arg]
 
 
 @pytest.mark.parametrize(
@@ -169,6 +245,51 @@ def test_initial_position_is_a_member_or_at_timestamp_json_with_a_utc_instant(
     if isinstance(position, dt.datetime):
         instant = json.loads(given)["at_timestamp"]
         assert dt.datetime.fromisoformat(instant.replace("Z", "+00:00")) == position
+
+
+@pytest.mark.parametrize(
+    ("position", "expected"),
+    [
+        (EndPosition.LATEST, "latest"),
+        (
+            dt.datetime(2020, 6, 25, 10, 23, 45, 120000, tzinfo=PDT),
+            '{"at_timestamp": "2020-06-25T17:23:45.120Z"}',
+        ),
+    ],
+)
+def test_end_position_is_latest_or_at_timestamp_json_with_a_utc_instant(
+    position: EndPosition | dt.datetime, expected: str
+) -> None:
+    given = KinesisBatchReadOptions(stream_names="s", end_position=position).to_options()
+    assert given == {"streamName": "s", "endPosition": expected}
+
+
+@pytest.mark.parametrize("offset", [OFFSET_V1, OFFSET_V2, OFFSET_V3, '{"v":2,"streams":{}}'])
+@pytest.mark.parametrize(
+    ("builder", "name", "option"),
+    [
+        (KinesisSourceOptions, "initial_position", "initialPosition"),
+        (KinesisBatchReadOptions, "initial_position", "initialPosition"),
+        (KinesisBatchReadOptions, "end_position", "endPosition"),
+    ],
+)
+def test_a_query_offset_is_a_position_given_as_its_json_or_as_a_dict(
+    builder: type[KinesisSourceOptions | KinesisBatchReadOptions], name: str, option: str, offset: str
+) -> None:
+    # As PySpark shows it: JSON text (lastProgress's sources[0]["endOffset"] on 4.x, or SourceProgress's
+    # endOffset) or, on 3.5, a dict (its lastProgress is json.loads of the progress).
+    assert builder(stream_names="s", **{name: offset}).to_options()[option] == offset
+    assert builder(stream_names="s", **{name: f"\n {offset} "}).to_options()[option] == offset
+    from_dict = builder(stream_names="s", **{name: json.loads(offset)}).to_options()[option]
+    assert json.loads(from_dict) == json.loads(offset)
+
+
+def test_a_batch_read_may_end_where_it_starts_and_at_the_same_millisecond_as_the_jvm_holds_instants() -> None:
+    start = dt.datetime(2020, 6, 25, 17, 23, 45, 1900, tzinfo=dt.timezone.utc)
+    for end in (start, start + dt.timedelta(hours=1), start - dt.timedelta(microseconds=900)):
+        KinesisBatchReadOptions(stream_names="s", initial_position=start, end_position=end)
+    offsets = KinesisBatchReadOptions(stream_names="s", initial_position=OFFSET_V2, end_position=OFFSET_V1)
+    assert offsets.to_options()["endPosition"] == OFFSET_V1  # two offsets are ordered by the JVM, at .load()
 
 
 def test_a_naive_datetime_is_refused_rather_than_guessed() -> None:
@@ -359,12 +480,129 @@ SOURCE_REFUSALS: list[tuple[dict[str, Any], str, str, str]] = [
 ]
 
 
+# A query's offset, for a position: its form is checked here (what its positions say, by the JVM at .load()).
+POSITION_REFUSALS: list[tuple[Any, str]] = [
+    ("latest", "for 'latest' give InitialPosition.LATEST"),
+    (" TRIM_HORIZON ", "for ' TRIM_HORIZON ' give InitialPosition.TRIM_HORIZON"),
+    ("yesterday", "or a streaming query's offset (its progress's endOffset, as JSON text or a dict)"),
+    (EndPosition.LATEST, "EndPosition.LATEST is not an InitialPosition; expected InitialPosition.LATEST"),
+    (12, "expected InitialPosition.LATEST, .TRIM_HORIZON or .EARLIEST, a timezone-aware datetime.datetime"),
+    ('{"v":2,"streams":{}', "it is not JSON; expected a streaming query's offset, its progress's endOffset"),
+    ('{"v":2,"streams":{},"x":NaN}', "it is not JSON"),
+    ({"v": 2, "streams": {}, "at": dt.date(2020, 6, 25)}, "the dict cannot be JSON"),
+    ('{"streams":{}}', 'it has no whole version "v"'),
+    ('{"v":"2","streams":{}}', 'it has no whole version "v"'),
+    ({"v": True, "streams": {}}, 'it has no whole version "v"'),
+    ('{"v":2}', 'it has no object "streams" with an object for each stream'),
+    ('{"v":2,"streams":[]}', 'it has no object "streams"'),
+    ({"v": 2, "streams": {"s": 7}}, 'it has no object "streams" with an object for each stream'),
+    ('{"at_timestamp": "2020-06-25T17:23:45Z"}', "give at_timestamp as a timezone-aware datetime.datetime"),
+    ('{"v":2,"streams":{"s":{},"t":{}}}', "it has positions in stream 't', which stream_names (s) does not"),
+]
+
+
+@pytest.mark.parametrize(("value", "accepted"), POSITION_REFUSALS)
+def test_a_bad_initial_position_is_refused_naming_field_option_value_and_what_is_accepted(
+    value: Any, accepted: str
+) -> None:
+    for builder in (KinesisSourceOptions, KinesisBatchReadOptions):
+        with pytest.raises(KinesisOptionError) as refused:
+            builder(stream_names="s", initial_position=value)
+        assert str(refused.value).startswith(f"initial_position (option initialPosition) is {value!r}: ")
+        assert accepted in str(refused.value), refused.value
+
+
 @pytest.mark.parametrize(("fields", "name", "option", "accepted"), SOURCE_REFUSALS)
 def test_a_bad_source_value_is_refused_naming_field_option_value_and_what_is_accepted(
     fields: dict[str, Any], name: str, option: str, accepted: str
 ) -> None:
     with pytest.raises(KinesisOptionError) as refused:
         KinesisSourceOptions(**{"stream_names": "a,b", **fields})
+    assert str(refused.value).startswith(f"{name} (option {option}) is {fields[name]!r}: "), refused.value
+    assert accepted in str(refused.value), refused.value
+
+
+BATCH_REFUSALS: list[tuple[dict[str, Any], str, str, str]] = [
+    # (fields besides stream_names="a,b", field, option, what the message says is accepted)
+    ({"stream_names": "a,b,a"}, "stream_names", "streamName", "a stream is named twice: a"),
+    ({"region": ""}, "region", "region", "expected a non-empty string"),
+    ({"max_records_per_fetch": 0}, "max_records_per_fetch", "maxRecordsPerFetch", "from 1 to 10000"),
+    ({"max_shards_per_describe": 10001}, "max_shards_per_describe", "maxShardsPerDescribe", "1 to 10000"),
+    ({"fail_on_data_loss": "true"}, "fail_on_data_loss", "failOnDataLoss", "expected True or False"),
+    ({"max_fetch_rate": 2.5}, "max_fetch_rate", "maxFetchRate", "above 0 and at most 2.0"),
+    (
+        {"min_fetch_period": dt.timedelta(milliseconds=199)},
+        "min_fetch_period",
+        "minFetchPeriod",
+        "at least 200ms",
+    ),
+    ({"outage_timeout": dt.timedelta(0)}, "outage_timeout", "outageTimeout", "of at least 1s"),
+    ({"initial_position": "trim_horizon"}, "initial_position", "initialPosition", "InitialPosition.TRIM"),
+    ({"end_position": "latest"}, "end_position", "endPosition", "for 'latest' give EndPosition.LATEST"),
+    (
+        {"end_position": InitialPosition.TRIM_HORIZON},
+        "end_position",
+        "endPosition",
+        "InitialPosition.TRIM_HORIZON is not an EndPosition; expected EndPosition.LATEST, a timezone-aware",
+    ),
+    (
+        {"end_position": InitialPosition.LATEST},
+        "end_position",
+        "endPosition",
+        "InitialPosition.LATEST is not an EndPosition",
+    ),
+    ({"end_position": "trim_horizon"}, "end_position", "endPosition", "expected EndPosition.LATEST, a time"),
+    (
+        {"end_position": dt.datetime(2020, 6, 25)},
+        "end_position",
+        "endPosition",
+        "a datetime without a time zone is ambiguous",
+    ),
+    ({"end_position": "{}"}, "end_position", "endPosition", 'it has no whole version "v"'),
+    (
+        {"end_position": {"at_timestamp": "2020-06-25T17:23:45Z"}},
+        "end_position",
+        "endPosition",
+        "give at_timestamp as a timezone-aware datetime.datetime",
+    ),
+    (
+        {"end_position": OFFSET_V2},
+        "end_position",
+        "endPosition",
+        "it has positions in stream 's', which stream_names (a,b) does not name",
+    ),
+    (
+        {"initial_position": json.loads(OFFSET_V3)},
+        "initial_position",
+        "initialPosition",
+        "it has positions in stream 's', which stream_names (a,b) does not name",
+    ),
+    (
+        {
+            "initial_position": dt.datetime(2020, 6, 25, 17, 0, tzinfo=dt.timezone.utc),
+            "end_position": dt.datetime(2020, 6, 25, 9, 59, 59, 999000, tzinfo=PDT),
+        },
+        "end_position",
+        "endPosition",
+        "it is before initial_position (datetime.datetime(2020, 6, 25, 17, 0, tzinfo=datetime.timezone.utc)):"
+        " the read would end before it starts",
+    ),
+    (
+        {"consumer_mode": ConsumerMode.EFO},
+        "consumer_mode",
+        "consumerMode",
+        "a batch read polls the range it reads",
+    ),
+    ({"consumer_mode": "polling"}, "consumer_mode", "consumerMode", "ConsumerMode.POLLING or"),
+]
+
+
+@pytest.mark.parametrize(("fields", "name", "option", "accepted"), BATCH_REFUSALS)
+def test_a_bad_batch_read_value_is_refused_naming_field_option_value_and_what_is_accepted(
+    fields: dict[str, Any], name: str, option: str, accepted: str
+) -> None:
+    with pytest.raises(KinesisOptionError) as refused:
+        KinesisBatchReadOptions(**{"stream_names": "a,b", **fields})
     assert str(refused.value).startswith(f"{name} (option {option}) is {fields[name]!r}: "), refused.value
     assert accepted in str(refused.value), refused.value
 
@@ -413,6 +651,8 @@ def test_option_errors_are_value_errors_and_a_missing_stream_is_a_type_error() -
     assert issubclass(KinesisOptionError, ValueError)
     with pytest.raises(TypeError, match="stream_names"):
         KinesisSourceOptions()  # type: ignore[call-arg]
+    with pytest.raises(TypeError, match="stream_names"):
+        KinesisBatchReadOptions()  # type: ignore[call-arg]
 
 
 def test_with_polling_the_consumer_name_count_is_not_checked_as_the_jvm_ignores_it() -> None:
@@ -434,6 +674,9 @@ def test_secrets_stay_out_of_repr_and_of_every_error_message() -> None:
     assert "aws_secret_key=*****" in shown and "aws_session_token=*****" in shown
     assert "region='eu-west-1'" in shown and "max_records_per_trigger" in shown
     assert repr(KinesisSourceOptions(stream_names="a")) == "KinesisSourceOptions(stream_names='a')"
+    batch = repr(KinesisBatchReadOptions(**EVERY_BATCH_FIELD))
+    assert "secret-value-1" not in batch and "token-value-1" not in batch
+    assert "aws_secret_key=*****" in batch and "end_position=datetime.datetime(2020, 6, 26" in batch
 
     for secret in ("aws_secret_key", "aws_session_token"):
         for bad in ("", "   ", 12345, ["secret-value-2"]):
@@ -458,6 +701,13 @@ def test_builders_are_frozen_and_replace_checks_the_new_value() -> None:
     assert moved.to_options() == {"streamName": "a", "region": "us-east-1"} and options.region is None
     with pytest.raises(KinesisOptionError, match="max_records_per_fetch"):
         dataclasses.replace(options, max_records_per_fetch=0)
+    day = KinesisBatchReadOptions(
+        stream_names="a", initial_position=dt.datetime(2020, 6, 25, tzinfo=dt.timezone.utc)
+    )
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        day.end_position = EndPosition.LATEST  # type: ignore[misc]
+    with pytest.raises(KinesisOptionError, match="end_position"):
+        dataclasses.replace(day, end_position=dt.datetime(2020, 6, 24, tzinfo=dt.timezone.utc))
 
 
 # ---- the builders and the JVM's option registry ----
@@ -466,6 +716,7 @@ def test_builders_are_frozen_and_replace_checks_the_new_value() -> None:
 def test_jvm_keys_cover_every_key_to_options_gives() -> None:
     for builder, every in (
         (KinesisSourceOptions, EVERY_SOURCE_FIELD),
+        (KinesisBatchReadOptions, EVERY_BATCH_FIELD),
         (KinesisSinkOptions, EVERY_SINK_FIELD),
     ):
         given = builder(**every).to_options()
@@ -482,10 +733,18 @@ def test_keys_and_defaults_are_those_of_the_readme_tables_generated_from_the_jvm
         **readme_table("sink-options"),
     }
     assert set(KinesisSourceOptions.jvm_keys()) == set(source)
+    # A batch read: the source's options it takes (with the registry's defaults, a stream's), and its own.
+    batch_only = readme_table("batch-options")
+    assert KinesisBatchReadOptions.jvm_defaults() == {
+        **{k: v for k, v in source.items() if k not in STREAMING_ONLY_OPTIONS},
+        **batch_only,
+    }
+    assert set(batch_only) == {"endPosition"}
 
 
 def test_the_package_exports_the_builders() -> None:
-    for name in ("ConsumerMode", "InitialPosition", "KinesisSinkOptions", "KinesisSourceOptions", "NullData"):
+    builders = ("KinesisBatchReadOptions", "KinesisSinkOptions", "KinesisSourceOptions")
+    for name in ("ConsumerMode", "EndPosition", "InitialPosition", *builders, "NullData"):
         assert name in pyspark_kinesis.__all__ and getattr(pyspark_kinesis, name) is not None
     assert pyspark_kinesis.__version__
 
@@ -497,6 +756,7 @@ def test_builders_and_the_jvm_registry_agree_on_every_key_and_default(spark: Spa
     registry = _jvm.connector(spark, "api.KinesisOptionsRegistry")
     for builder, jvm in (
         (KinesisSourceOptions, dict(registry.sourceOptions())),
+        (KinesisBatchReadOptions, dict(registry.batchReadOptions())),
         (KinesisSinkOptions, dict(registry.sinkOptions())),
     ):
         assert set(builder.jvm_keys()) == set(jvm), builder.__name__
@@ -504,11 +764,51 @@ def test_builders_and_the_jvm_registry_agree_on_every_key_and_default(spark: Spa
 
 
 def test_the_jvm_accepts_every_value_the_builders_give(spark: SparkSession) -> None:
-    # .load() checks every option value given, for reading and for writing alike.
+    # .load() checks every option value given, for reading and for writing alike, and a batch read's too.
     spark.readStream.format("kinesis").options(
         **KinesisSourceOptions(**EVERY_SOURCE_FIELD).to_options()
     ).load()
     spark.readStream.format("kinesis").options(**KinesisSinkOptions(**EVERY_SINK_FIELD).to_options()).load()
+    spark.read.format("kinesis").options(**KinesisBatchReadOptions(**EVERY_BATCH_FIELD).to_options()).load()
+    for offset in (OFFSET_V1, OFFSET_V2, json.loads(OFFSET_V3)):
+        after = KinesisSourceOptions(stream_names="s", region="us-east-1", initial_position=offset)
+        spark.readStream.format("kinesis").options(**after.to_options()).load()
+        between = KinesisBatchReadOptions(
+            stream_names="s", region="us-east-1", initial_position=offset, end_position=offset
+        )
+        spark.read.format("kinesis").options(**between.to_options()).load()
+
+
+@pytest.mark.parametrize(
+    ("offset", "problem"),
+    [
+        ('{"v":4,"streams":{}}', "version 4 is newer than this connector understands"),
+        ('{"v":0,"streams":{}}', "version 0 does not exist"),
+        (
+            '{"v":2,"streams":{"s":{"shards":{"shardId-0":{"kind":"sideways"}}}}}',
+            "an unknown kind 'sideways'",
+        ),
+        ('{"v":2,"streams":{"s":{"shards":{"shardId-0":{"kind":"after","seq":"4a"}}}}}', "is not a number"),
+        ('{"v":2,"streams":{"s":{"arn":"arn:aws:kinesis:x"}}}', 'needs both a string "arn" and a number'),
+    ],
+)
+def test_what_an_offsets_positions_say_is_the_jvms_to_judge_at_load(
+    spark: SparkSession, offset: str, problem: str
+) -> None:
+    # The builders check an offset's form; the offset's format is the JVM's, which refuses one it cannot
+    # read when the DataFrame is created, naming the option.
+    where = {"stream_names": "s", "region": "us-east-1"}
+    reads = [
+        (spark.readStream, KinesisSourceOptions(**where, initial_position=offset), "initialPosition"),
+        (spark.read, KinesisBatchReadOptions(**where, initial_position=offset), "initialPosition"),
+        (spark.read, KinesisBatchReadOptions(**where, end_position=offset), "endPosition"),
+    ]
+    for reader, options, option in reads:
+        with pytest.raises(KinesisOptionError) as refused:
+            reader.format("kinesis").options(**options.to_options()).load()
+        assert refused.value.condition == "KINESIS_OPTION_INVALID"
+        assert f"Option '{option}' has an invalid value" in str(refused.value), refused.value
+        assert problem in str(refused.value), refused.value
 
 
 # ---- one owner per rule: the builders and the JVM judge the same values alike ----
@@ -527,6 +827,27 @@ _SAMPLE_TEXT = [
     "arn:aws-cn:iam::123456789012:role/path/reader",
     "arn:aws:iam::1234:role/reader",
     "arn:aws:iam::123456789012:user/reader",
+]
+# Positions: at_timestamp, query offsets of the stream "s" in every form, and text that is none of them.
+_SAMPLE_INSTANTS = [
+    dt.datetime(2020, 6, 25, 17, 23, 45, tzinfo=dt.timezone.utc),
+    dt.datetime(2020, 6, 25, 10, 23, 45, 120000, tzinfo=PDT),
+]
+_SAMPLE_OFFSETS = [
+    OFFSET_V1,
+    OFFSET_V2,
+    OFFSET_V3,
+    ' {"v":2,"streams":{}} ',
+    '{"v":2,"streams":{"s":{"shards":{}}}',
+    '{"streams":{}}',
+    '{"v":"2","streams":{}}',
+    '{"v":2}',
+    '{"v":2,"streams":[]}',
+    '{"v":2,"streams":{"s":7}}',
+    '{"v":2,"streams":{},"x":NaN}',
+    '[{"v":2,"streams":{}}]',
+    "{}",
+    "yesterday",
 ]
 _SAMPLE_URLS = [
     "http://localhost:4566",
@@ -562,8 +883,24 @@ def _cases(rule: dict[str, Any], enum: type[Enum] | None) -> list[tuple[Any, str
         return [(n, str(n)) for n in sizes] + [(f"{low}b", f"{low}b"), ("3 zb", "3 zb")]
     if kind == "flag":
         return [(True, "true"), (False, "false")]
-    if kind in ("choice", "position"):
-        return [(member, member.value) for member in (enum or InitialPosition)]
+    if kind == "choice":
+        return [(member, member.value) for member in enum or ()]
+    if kind == "position":
+        members = [(member, member.value) for member in enum or ()]
+        # Where a read starts, given as where it ends (trim_horizon): refused alike.
+        starts = [(member, member.value) for member in InitialPosition if member.value not in rule["values"]]
+        instants = [
+            (
+                t,
+                json.dumps(
+                    {"at_timestamp": t.astimezone(dt.timezone.utc).isoformat().replace("+00:00", "Z")}
+                ),
+            )
+            for t in _SAMPLE_INSTANTS
+        ]
+        offsets: list[tuple[Any, str]] = [(o, o) for o in _SAMPLE_OFFSETS]
+        as_dicts = [(json.loads(o), o) for o in (OFFSET_V2, OFFSET_V3)]
+        return members + starts + instants + offsets + as_dicts
     if kind == "endpoint":
         return [(u, u) for u in _SAMPLE_URLS]
     if kind == "names":
@@ -574,14 +911,34 @@ def _cases(rule: dict[str, Any], enum: type[Enum] | None) -> list[tuple[Any, str
 def test_the_builders_and_the_jvm_accept_and_refuse_the_same_values(spark: SparkSession) -> None:
     registry = _jvm.connector(spark, "api.KinesisOptionsRegistry")
     exported = json.loads(str(registry.json()))
+
+    def batch_read_refuses(key: str, text: str) -> bool:
+        """Whether a batch read refuses at .load() a value its option's rule takes (consumerMode efo)."""
+        try:
+            options = {"streamName": "s", "region": "us-east-1", key: text}
+            spark.read.format("kinesis").options(**options).load()
+        except KinesisOptionError as refused:
+            return refused.condition == "KINESIS_OPTION_NOT_IN_BATCH_READ"
+        return False
+
     disagreements = []
-    for builder, base in ((KinesisSourceOptions, {"stream_names": "s"}), (KinesisSinkOptions, {})):
+    builders: list[tuple[type[Any], dict[str, Any], str]] = [
+        (KinesisSourceOptions, {"stream_names": "s"}, "source"),
+        (KinesisBatchReadOptions, {"stream_names": "s"}, "batch"),
+        (KinesisSinkOptions, {}, "sink"),
+    ]
+    for builder, base, side in builders:
         for f in dataclasses.fields(builder):
             spec = f.metadata["jvm"]
-            option = next(o for side in ("source", "sink") for o in exported[side] if o["key"] == spec.key)
+            option = next(o for o in exported[side] if o["key"] == spec.key)
             if builder is KinesisSinkOptions and spec.key == "streamName":
                 continue  # the sink's one stream: the JVM refuses several when it plans the write
-            enum = {"consumerMode": ConsumerMode, "nullData": NullData}.get(spec.key)
+            enum = {
+                "consumerMode": ConsumerMode,
+                "nullData": NullData,
+                "initialPosition": InitialPosition,
+                "endPosition": EndPosition,
+            }.get(spec.key)
             for value, text in _cases(option["rule"], enum):
                 try:
                     builder(**{**base, f.name: value})
@@ -589,8 +946,72 @@ def test_the_builders_and_the_jvm_accept_and_refuse_the_same_values(spark: Spark
                 except KinesisOptionError:
                     python = False
                 jvm = str(registry.check(spec.key, text)) == ""
+                if jvm and side == "batch":
+                    jvm = not batch_read_refuses(spec.key, text)
                 if python != jvm:
                     disagreements.append(
                         f"{builder.__name__}.{f.name} = {value!r}: Python {python}, JVM {jvm}"
                     )
+    assert not disagreements, "\n".join(disagreements)
+
+
+def test_the_builders_and_the_jvm_judge_where_a_read_starts_and_ends_alike(spark: SparkSession) -> None:
+    # What a batch read refuses of its options together, at .load(): an end before the start (both sides
+    # of the bound, in the milliseconds the JVM holds instants in), an offset of a stream not read.
+    start = dt.datetime(2020, 6, 25, 17, 23, 45, 1900, tzinfo=dt.timezone.utc)
+    ms = dt.timedelta(milliseconds=1)
+    ranges: list[dict[str, Any]] = [
+        {"initial_position": start, "end_position": start - ms},
+        {"initial_position": start, "end_position": start - dt.timedelta(microseconds=900)},
+        {"initial_position": start, "end_position": start - dt.timedelta(microseconds=1000)},
+        {"initial_position": start, "end_position": start},
+        {"initial_position": start, "end_position": start + ms},
+        {"initial_position": start.astimezone(PDT), "end_position": start - dt.timedelta(hours=7)},
+        {"stream_names": "s", "initial_position": OFFSET_V2},
+        {"stream_names": "t", "initial_position": OFFSET_V2},
+        {"stream_names": "s,t", "end_position": json.loads(OFFSET_V3)},
+        {"stream_names": "t", "end_position": OFFSET_V3},
+        {"stream_names": "t", "end_position": '{"v":2,"streams":{}}'},
+    ]
+    disagreements = []
+    for fields in ranges:
+        fields = {"stream_names": "s", **fields}
+        try:
+            KinesisBatchReadOptions(**fields)
+            python = True
+        except KinesisOptionError:
+            python = False
+        raw = {"streamName": fields["stream_names"], "region": "us-east-1"}
+        for name, key in (("initial_position", "initialPosition"), ("end_position", "endPosition")):
+            value = fields.get(name)
+            if isinstance(value, dt.datetime):
+                raw[key] = json.dumps({"at_timestamp": value.isoformat()})
+            elif isinstance(value, dict):
+                raw[key] = json.dumps(value)
+            elif value is not None:
+                raw[key] = value
+        try:
+            spark.read.format("kinesis").options(**raw).load()
+            jvm = True
+        except KinesisOptionError:
+            jvm = False
+        if python != jvm:
+            disagreements.append(f"{fields}: Python {python}, JVM {jvm}")
+    # A streaming query started after an offset refuses one of a stream it does not read alike.
+    for streams in ("s", "t", "t,s"):
+        try:
+            KinesisSourceOptions(stream_names=streams, initial_position=OFFSET_V2)
+            python = True
+        except KinesisOptionError:
+            python = False
+        raw = {"streamName": streams, "region": "us-east-1", "initialPosition": OFFSET_V2}
+        try:
+            spark.readStream.format("kinesis").options(**raw).load()
+            jvm = True
+        except KinesisOptionError:
+            jvm = False
+        if python != jvm:
+            disagreements.append(
+                f"KinesisSourceOptions of {streams} after {OFFSET_V2}: Python {python}, JVM {jvm}"
+            )
     assert not disagreements, "\n".join(disagreements)

@@ -2,9 +2,10 @@
 """PySpark support for the Kinesis connector for Spark Structured Streaming.
 
 The connector itself is a JVM data source (``spark.readStream.format("kinesis")``,
-``df.write.format("kinesis")``); this package is its Python side: it puts the connector jar it carries on a
-session (:func:`configure_spark_with_kinesis`), gives typed option builders (:class:`KinesisSourceOptions`,
-:class:`KinesisSinkOptions`), manages enhanced fan-out consumers (:class:`KinesisConsumerManager`, or
+``spark.read.format("kinesis")``, ``df.write.format("kinesis")``); this package is its Python side: it puts
+the connector jar it carries on a session (:func:`configure_spark_with_kinesis`), gives typed option
+builders (:class:`KinesisSourceOptions`, :class:`KinesisBatchReadOptions`, :class:`KinesisSinkOptions`),
+manages enhanced fan-out consumers (:class:`KinesisConsumerManager`, or
 ``python -m pyspark_kinesis consumers ...``), and asks for Spark's real-time mode on every PySpark that can
 run it (:func:`real_time`). Importing it makes PySpark
 raise the connector's errors as :class:`KinesisError` subclasses (see :mod:`pyspark_kinesis.errors`).
@@ -28,7 +29,9 @@ from pyspark_kinesis.errors import (
 )
 from pyspark_kinesis.options import (
     ConsumerMode,
+    EndPosition,
     InitialPosition,
+    KinesisBatchReadOptions,
     KinesisSinkOptions,
     KinesisSourceOptions,
     NullData,
@@ -39,8 +42,10 @@ from pyspark_kinesis.triggers import real_time
 __all__ = [
     "ConsumerInfo",
     "ConsumerMode",
+    "EndPosition",
     "InitialPosition",
     "KinesisAccessDeniedError",
+    "KinesisBatchReadOptions",
     "KinesisCheckpointError",
     "KinesisConsumerManager",
     "KinesisConsumerNotFoundError",

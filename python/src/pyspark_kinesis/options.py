@@ -12,6 +12,14 @@ reaches the JVM.
     )
     df = spark.readStream.format("kinesis").options(**opts.to_options()).load()
 
+    backfill = KinesisBatchReadOptions(
+        stream_names=["orders"],
+        region="eu-west-1",
+        initial_position=datetime(2020, 6, 25, tzinfo=timezone.utc),
+        end_position=datetime(2020, 6, 26, tzinfo=timezone.utc),
+    )
+    day = spark.read.format("kinesis").options(**backfill.to_options()).load()
+
 A field left ``None`` is not sent, so the JVM's documented default applies. A bad value fails when the
 builder is made, with a :class:`~pyspark_kinesis.KinesisOptionError` (a :class:`ValueError`) that names the
 field, the JVM option, the value (never a secret's) and what is accepted. Builders are frozen; use
@@ -25,7 +33,7 @@ import json
 import math
 import re
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import MISSING, Field, dataclass, field, fields
 from enum import Enum
 from pathlib import Path
@@ -36,7 +44,9 @@ from pyspark_kinesis.errors import KinesisOptionError
 
 __all__ = [
     "ConsumerMode",
+    "EndPosition",
     "InitialPosition",
+    "KinesisBatchReadOptions",
     "KinesisSinkOptions",
     "KinesisSourceOptions",
     "NullData",
@@ -44,17 +54,30 @@ __all__ = [
 
 
 class InitialPosition(Enum):
-    """Where a query with no checkpoint starts reading (option ``initialPosition``).
+    """Where a query with no checkpoint, or a batch read, starts reading (option ``initialPosition``).
 
-    For ``at_timestamp``, give ``initial_position`` a timezone-aware :class:`datetime.datetime` instead.
+    For ``at_timestamp``, give ``initial_position`` a timezone-aware :class:`datetime.datetime` instead; to
+    start after what a streaming query read, its offset (its progress's ``endOffset``).
     """
 
-    #: Records that arrive after the query starts (the JVM's default).
+    #: Records that arrive after the query starts (the JVM's default for a streaming query).
     LATEST = "latest"
-    #: The oldest record each shard still retains.
+    #: The oldest record each shard still retains (where a batch read starts by default).
     TRIM_HORIZON = "trim_horizon"
     #: The JVM's alias of ``trim_horizon``.
     EARLIEST = "earliest"
+
+
+class EndPosition(Enum):
+    """Where a batch read ends (option ``endPosition``).
+
+    For ``at_timestamp`` (the records that arrived before an instant), give ``end_position`` a
+    timezone-aware :class:`datetime.datetime` instead; to end where a streaming query ended (up to and
+    including its positions), its offset (its progress's ``endOffset``).
+    """
+
+    #: What had arrived when the read is planned, each time a query runs it (the JVM's default).
+    LATEST = "latest"
 
 
 class ConsumerMode(Enum):
@@ -87,7 +110,7 @@ _LONG_MAX = 2**63 - 1
 def _load_registry() -> dict[str, dict[str, Any]]:
     text = (Path(__file__).parent / "_options.json").read_text(encoding="utf-8")
     exported = json.loads(text)
-    return {o["key"]: o for side in ("source", "sink") for o in exported[side]}
+    return {o["key"]: o for side in ("source", "batch", "sink") for o in exported[side]}
 
 
 _REGISTRY = _load_registry()
@@ -304,14 +327,13 @@ def _has_valid_port(parts: SplitResult) -> bool:
     return True
 
 
-def _position(value: Any) -> str:
-    if isinstance(value, InitialPosition):
-        return value.value
-    if not isinstance(value, dt.datetime):
-        raise _Refused(
-            "expected InitialPosition.LATEST, .TRIM_HORIZON or .EARLIEST, or a timezone-aware "
-            "datetime.datetime (at_timestamp)"
-        )
+_OFFSET_EXAMPLE = (
+    '{"v":2,"streams":{"orders":{"shards":{"shardId-000000000000":{"kind":"after","seq":"4959..."}}}}}'
+)
+
+
+def _at_timestamp(value: dt.datetime) -> str:
+    """A timezone-aware datetime as the JVM's ``at_timestamp`` JSON, in UTC."""
     if value.utcoffset() is None:
         raise _Refused(
             "a datetime without a time zone is ambiguous; give it one, e.g. "
@@ -323,6 +345,81 @@ def _position(value: Any) -> str:
         raise _Refused("it is out of range in UTC") from None
     precision = "seconds" if not utc.microsecond else "milliseconds" if not utc.microsecond % 1000 else "auto"
     return json.dumps({"at_timestamp": utc.isoformat(timespec=precision) + "Z"})
+
+
+def _query_offset(value: str | Mapping[str, Any]) -> str:
+    """A streaming query's offset (its progress's ``endOffset``) as JSON text, checked to have an offset's
+    form: an object with a whole version ``v`` and an object ``streams`` of one object per stream. What its
+    positions say is the JVM's to read: it refuses, at ``.load()``, an offset it cannot."""
+    expected = f"expected a streaming query's offset, its progress's endOffset, e.g. {_OFFSET_EXAMPLE}"
+    if isinstance(value, Mapping):
+        try:
+            text = json.dumps(dict(value), sort_keys=True, separators=(",", ":"), allow_nan=False)
+        except (TypeError, ValueError) as unfit:
+            raise _Refused(f"the dict cannot be JSON ({unfit}); {expected}") from None
+    else:
+        text = value.strip()
+    try:
+        offset = json.loads(text, parse_constant=_no_constant)
+    except ValueError:
+        raise _Refused(f"it is not JSON; {expected}") from None
+    if not isinstance(offset, dict):
+        raise _Refused(f"it is not a JSON object; {expected}")
+    if "at_timestamp" in offset:
+        raise _Refused(
+            "give at_timestamp as a timezone-aware datetime.datetime, e.g. "
+            "datetime(2020, 6, 25, 17, 23, 45, tzinfo=timezone.utc)"
+        )
+    version, streams = offset.get("v"), offset.get("streams")
+    if isinstance(version, bool) or not isinstance(version, int):
+        raise _Refused(f'it has no whole version "v"; {expected}')
+    if not isinstance(streams, dict) or not all(isinstance(s, dict) for s in streams.values()):
+        raise _Refused(f'it has no object "streams" with an object for each stream; {expected}')
+    return text
+
+
+def _no_constant(name: str) -> Any:
+    """Refuses NaN and Infinity, which Python's json reads and JSON (and so the JVM) does not have."""
+    raise ValueError(f"{name} is not JSON")
+
+
+def _offset_streams(text: str) -> list[str]:
+    """The streams a position's JVM text names, sorted, when it is a query's offset; none for another."""
+    named = json.loads(text).get("streams", {}) if text.startswith("{") else {}
+    return sorted(named)
+
+
+def _epoch_ms(value: dt.datetime) -> int:
+    """A timezone-aware datetime as the JVM holds an instant: whole milliseconds since the epoch, floored."""
+    return (value - dt.datetime(1970, 1, 1, tzinfo=dt.timezone.utc)) // dt.timedelta(milliseconds=1)
+
+
+def _position(members: type[Enum]) -> _ToJvm:
+    """A position's converter: a member of ``members``, a timezone-aware datetime (``at_timestamp``), or a
+    streaming query's offset as JSON text or a dict."""
+    names = [f".{m.name}" for m in members]
+    names[0] = members.__name__ + names[0]
+    listed = names[0] if len(names) == 1 else f"{', '.join(names[:-1])} or {names[-1]}"
+    expected = (
+        f"expected {listed}, a timezone-aware datetime.datetime (at_timestamp), or a streaming query's "
+        "offset (its progress's endOffset, as JSON text or a dict)"
+    )
+    by_value = {m.value: m for m in members}
+
+    def to_jvm(value: Any) -> str:
+        if isinstance(value, members):
+            return str(value.value)
+        if isinstance(value, dt.datetime):
+            return _at_timestamp(value)
+        if isinstance(value, Mapping) or (isinstance(value, str) and value.strip().startswith("{")):
+            return _query_offset(value)
+        if isinstance(value, Enum):
+            raise _Refused(f"{type(value).__name__}.{value.name} is not an {members.__name__}; {expected}")
+        member = by_value.get(value.strip().lower()) if isinstance(value, str) else None
+        hint = f"; for {value!r} give {members.__name__}.{member.name}" if member is not None else ""
+        raise _Refused(expected + hint)
+
+    return to_jvm
 
 
 # ---- the builders ----
@@ -342,10 +439,9 @@ def _converter(key: str, rule: dict[str, Any], choices: type[Enum] | None, one_s
     """The converter that checks a field's value by the JVM option's rule."""
     kind = rule["kind"]
     if kind in ("choice", "position"):
-        enum = InitialPosition if kind == "position" else choices
-        if enum is None or [m.value for m in enum] != rule["values"]:
+        if choices is None or [m.value for m in choices] != rule["values"]:
             raise AssertionError(f"the values of {key} are {rule['values']} on the JVM")
-        return _position if kind == "position" else _member(enum)
+        return _position(choices) if kind == "position" else _member(choices)
     if kind == "duration":
         one_ms = dt.timedelta(milliseconds=1)
         high = None if rule["maxMs"] == _LONG_MAX else rule["maxMs"] * one_ms
@@ -366,7 +462,7 @@ def _converter(key: str, rule: dict[str, Any], choices: type[Enum] | None, one_s
 
 def _jvm(key: str, *, choices: type[Enum] | None = None, one_stream: bool = False) -> dict[str, _Spec]:
     """A field's metadata: the JVM option it is, with the option's default and rule from the registry
-    (``choices``: the enum of a choice; ``one_stream``: the sink's single stream)."""
+    (``choices``: the enum of a choice or a position; ``one_stream``: the sink's single stream)."""
     option = _REGISTRY[key]
     to_jvm = _converter(key, option["rule"], choices, one_stream)
     return {"jvm": _Spec(key, option["default"] or "", to_jvm, option["secret"])}
@@ -509,7 +605,60 @@ class _KinesisOptions:
 
 
 @_builder
-class KinesisSourceOptions(_KinesisOptions):
+class _KinesisReadOptions(_KinesisOptions):
+    """What streaming and batch reads share: the streams, where reading starts, and how shards are read."""
+
+    #: The streams to read (``streamName``): 1 to 128 of letters, digits, ``_.-`` each, no duplicates.
+    stream_names: list[str] | str = field(metadata=_jvm("streamName"))
+    #: Where a new streaming query, or a batch read, starts (``initialPosition``): an
+    #: :class:`InitialPosition`, a timezone-aware datetime for ``at_timestamp``, or a streaming query's
+    #: offset (its progress's ``endOffset``, JSON text or a dict) to start after its positions. Left
+    #: ``None``, a streaming query starts at ``latest`` and a batch read at ``trim_horizon``.
+    initial_position: InitialPosition | dt.datetime | str | Mapping[str, Any] | None = field(
+        default=None, metadata=_jvm("initialPosition", choices=InitialPosition)
+    )
+    #: Records asked for per GetRecords call (``maxRecordsPerFetch``), 1 to 10000.
+    max_records_per_fetch: int | None = field(default=None, metadata=_jvm("maxRecordsPerFetch"))
+    #: Shards asked for per ListShards call (``maxShardsPerDescribe``), 1 to 10000.
+    max_shards_per_describe: int | None = field(default=None, metadata=_jvm("maxShardsPerDescribe"))
+    #: Whether records trimmed before they were read fail the query (``failOnDataLoss``).
+    fail_on_data_loss: bool | None = field(default=None, metadata=_jvm("failOnDataLoss"))
+    #: Read rate per shard in MB/s (``maxFetchRate``), above 0 and at most 2.0.
+    max_fetch_rate: float | None = field(default=None, metadata=_jvm("maxFetchRate"))
+    #: Least time between two GetRecords calls on a shard (``minFetchPeriod``), at least 200 ms.
+    min_fetch_period: dt.timedelta | None = field(default=None, metadata=_jvm("minFetchPeriod"))
+    #: Polling or enhanced fan-out (``consumerMode``); a batch read polls.
+    consumer_mode: ConsumerMode | None = field(
+        default=None, metadata=_jvm("consumerMode", choices=ConsumerMode)
+    )
+
+    def __post_init__(self) -> None:
+        """Checks every field, then that the query offsets given as positions are of the streams read, as
+        the JVM does."""
+        super().__post_init__()
+        streams = self._jvm_value("stream_names").split(",")
+        for name in self._positions():
+            others = [s for s in _offset_streams(self._jvm_value(name)) if s not in streams]
+            if others:
+                raise self._refusal(
+                    name,
+                    f"it has positions in stream {others[0]!r}, which stream_names ({','.join(streams)}) "
+                    "does not name",
+                )
+
+    def _positions(self) -> list[str]:
+        """The fields that say where reading starts or ends and are set."""
+        return [
+            name for name in ("initial_position", "end_position") if getattr(self, name, None) is not None
+        ]
+
+    def _jvm_value(self, name: str) -> str:
+        """The JVM's value of the field ``name``, checked already."""
+        return _spec(self.__dataclass_fields__[name]).to_jvm(getattr(self, name))
+
+
+@_builder
+class KinesisSourceOptions(_KinesisReadOptions):
     """The options of ``spark.readStream.format("kinesis")``; the README's option table says what each
     does. Durations are :class:`datetime.timedelta` in whole milliseconds; sizes are bytes as an ``int`` or
     a size string such as ``"2gb"`` (binary units).
@@ -523,25 +672,8 @@ class KinesisSourceOptions(_KinesisOptions):
         required
     """
 
-    #: The streams to read (``streamName``): 1 to 128 of letters, digits, ``_.-`` each, no duplicates.
-    stream_names: list[str] | str = field(metadata=_jvm("streamName"))
-    #: Where a new query starts (``initialPosition``): an :class:`InitialPosition`, or a timezone-aware
-    #: datetime for ``at_timestamp``.
-    initial_position: InitialPosition | dt.datetime | None = field(
-        default=None, metadata=_jvm("initialPosition")
-    )
-    #: Records asked for per GetRecords call (``maxRecordsPerFetch``), 1 to 10000.
-    max_records_per_fetch: int | None = field(default=None, metadata=_jvm("maxRecordsPerFetch"))
     #: How often the shard list is refreshed (``shardFetchInterval``).
     shard_fetch_interval: dt.timedelta | None = field(default=None, metadata=_jvm("shardFetchInterval"))
-    #: Shards asked for per ListShards call (``maxShardsPerDescribe``), 1 to 10000.
-    max_shards_per_describe: int | None = field(default=None, metadata=_jvm("maxShardsPerDescribe"))
-    #: Whether records trimmed before they were read fail the query (``failOnDataLoss``).
-    fail_on_data_loss: bool | None = field(default=None, metadata=_jvm("failOnDataLoss"))
-    #: Prefetch rate per shard in MB/s (``maxFetchRate``), above 0 and at most 2.0.
-    max_fetch_rate: float | None = field(default=None, metadata=_jvm("maxFetchRate"))
-    #: Least time between two GetRecords calls on a shard (``minFetchPeriod``), at least 200 ms.
-    min_fetch_period: dt.timedelta | None = field(default=None, metadata=_jvm("minFetchPeriod"))
     #: Longest time a prefetch task buffers before handing over (``maxFetchDuration``), at least 1 ms.
     #: Not in real-time mode.
     max_fetch_duration: dt.timedelta | None = field(default=None, metadata=_jvm("maxFetchDuration"))
@@ -563,10 +695,6 @@ class KinesisSourceOptions(_KinesisOptions):
     #: At most this much record data per micro-batch (``maxBytesPerTrigger``); default: no limit. Not in
     #: real-time mode.
     max_bytes_per_trigger: int | str | None = field(default=None, metadata=_jvm("maxBytesPerTrigger"))
-    #: Polling or enhanced fan-out (``consumerMode``).
-    consumer_mode: ConsumerMode | None = field(
-        default=None, metadata=_jvm("consumerMode", choices=ConsumerMode)
-    )
     #: efo: the consumer's name, one for all streams or one per stream (``consumerName``); default: the
     #: query's id.
     consumer_name: list[str] | str | None = field(default=None, metadata=_jvm("consumerName"))
@@ -586,14 +714,13 @@ class KinesisSourceOptions(_KinesisOptions):
     )
 
     def __post_init__(self) -> None:
-        """Checks every field, then, with enhanced fan-out, the consumer names against the streams as the
-        JVM does (with polling the JVM ignores them)."""
+        """Checks every field and the offsets' streams, then, with enhanced fan-out, the consumer names
+        against the streams as the JVM does (with polling the JVM ignores them)."""
         super().__post_init__()
         if self.consumer_mode is not ConsumerMode.EFO:
             return
-        streams = _spec(self.__dataclass_fields__["stream_names"]).to_jvm(self.stream_names).split(",")
-        consumer_names = _spec(self.__dataclass_fields__["consumer_name"]).to_jvm
-        names = None if self.consumer_name is None else consumer_names(self.consumer_name).split(",")
+        streams = self._jvm_value("stream_names").split(",")
+        names = None if self.consumer_name is None else self._jvm_value("consumer_name").split(",")
         if names is not None and len(names) not in (1, len(streams)):
             raise self._refusal(
                 "consumer_name",
@@ -610,6 +737,60 @@ class KinesisSourceOptions(_KinesisOptions):
                 f"with the {len(prefix)}-character prefix the longest consumer name is "
                 f"{longest} characters long; Kinesis allows at most {max_length} "
                 f"(without consumer_name the name is the query's id, {query_id_length} characters)",
+            )
+
+
+@_builder
+class KinesisBatchReadOptions(_KinesisReadOptions):
+    """The options of ``spark.read.format("kinesis")``, a batch read of a bounded range of the streams
+    (the README's "Batch reads"): from ``initial_position`` (``trim_horizon`` when ``None``) to
+    ``end_position`` (``latest`` when ``None``). It takes the connection, credential and reading options of
+    :class:`KinesisSourceOptions`, but none of a stream's own (prefetching, trigger limits, enhanced
+    fan-out), which the JVM refuses at ``.load()`` (``KINESIS_OPTION_NOT_IN_BATCH_READ``)::
+
+        incident = KinesisBatchReadOptions(
+            stream_names="orders",
+            region="eu-west-1",
+            initial_position=datetime(2020, 6, 25, 17, 0, tzinfo=timezone.utc),
+            end_position=datetime(2020, 6, 25, 17, 30, tzinfo=timezone.utc),
+        )
+        rows = spark.read.format("kinesis").options(**incident.to_options()).load()
+
+    A streaming query's offset (``query.lastProgress["sources"][0]["endOffset"]``) as ``end_position``
+    reads what that query read; as ``initial_position``, what came after it.
+
+    :param stream_names: the streams to read (``streamName``), as a list or a comma-separated string;
+        required
+    """
+
+    #: Where the read ends (``endPosition``): :attr:`EndPosition.LATEST` (what had arrived when a query
+    #: runs the read), a timezone-aware datetime for ``at_timestamp`` (the records that arrived before it),
+    #: or a streaming query's offset (its progress's ``endOffset``, JSON text or a dict: up to and
+    #: including its positions). An end before the start is refused: here for two datetimes, by the JVM
+    #: at ``.load()`` for two offsets.
+    end_position: EndPosition | dt.datetime | str | Mapping[str, Any] | None = field(
+        default=None, metadata=_jvm("endPosition", choices=EndPosition)
+    )
+
+    def __post_init__(self) -> None:
+        """Checks every field and the offsets' streams, then what the JVM refuses of a batch read: enhanced
+        fan-out, and an ``at_timestamp`` end before an ``at_timestamp`` start."""
+        super().__post_init__()
+        if self.consumer_mode is ConsumerMode.EFO:
+            raise self._refusal(
+                "consumer_mode",
+                "a batch read polls the range it reads (an enhanced fan-out subscription pushes records as "
+                "they come, with no end to stop at); leave it None or give ConsumerMode.POLLING",
+            )
+        start, end = self.initial_position, self.end_position
+        if (
+            isinstance(start, dt.datetime)
+            and isinstance(end, dt.datetime)
+            and _epoch_ms(end) < _epoch_ms(start)
+        ):
+            raise self._refusal(
+                "end_position",
+                f"it is before initial_position ({start!r}): the read would end before it starts",
             )
 
 

@@ -3,7 +3,8 @@ package io.github.sparkkinesis.prefetch
 import io.github.sparkkinesis.reading.ShardFetchSpec
 
 /**
- * The work of one prefetch task: up to `shardsPerTask` shards, read in parallel, each by its own thread.
+ * The work of one prefetch task: its shards, read `shardsPerTask` at a time on as many threads (see
+ * [[PrefetchPlan]] for how many shards a task holds, and `reading.FetchLoop.lanes` for its threads).
  *
  * @param streamId      the block id namespace of the query's source
  * @param arrivedBefore under Trigger.AvailableNow the run's start (epoch ms), else Long.MaxValue

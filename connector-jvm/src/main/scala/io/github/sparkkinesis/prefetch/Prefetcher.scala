@@ -9,8 +9,8 @@ import io.github.sparkkinesis.consumers.StreamConsumers
 import io.github.sparkkinesis.errors.{ErrorCondition, KinesisErrors, KinesisException}
 import io.github.sparkkinesis.health.KinesisHealth
 import io.github.sparkkinesis.reading.{FetchFailure, ShardFetchSpec}
-import io.github.sparkkinesis.reading.Backoff
 import io.github.sparkkinesis.util.{Clock, DaemonThreads}
+import io.github.sparkkinesis.util.Backoff
 import org.slf4j.LoggerFactory
 
 /**

@@ -2,8 +2,9 @@
 package io.github.sparkkinesis.reading
 
 /**
- * How the prefetcher reads a shard, carried from one prefetch task to the next so that pacing, throttling
- * and the open shard iterator survive the end of a task.
+ * How a shard is being read, carried from one reader to the next (from one prefetch task to the next) so
+ * that pacing, throttling and the open shard iterator survive the end of a task; a fresh read starts from
+ * an empty one.
  *
  * @param iterator        a shard iterator positioned at the shard's prefetch position, if one is open
  * @param notBeforeMs     the shard's next GetRecords call is not before this instant (epoch ms)

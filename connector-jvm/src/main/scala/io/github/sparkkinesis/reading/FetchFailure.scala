@@ -6,9 +6,10 @@ import io.github.sparkkinesis.errors.{KinesisErrors, KinesisException, RemoteFai
 import io.github.sparkkinesis.offsets.ShardKey
 
 /**
- * A failed Kinesis call of a prefetch task, as data, so that the driver decides what follows: `error` is
- * the error a user would see for it (made on the executor by `ApiFailures`, with its cause copied into a
- * [[io.github.sparkkinesis.errors.RemoteFailure]] so that it always serializes), `kind` what the driver does.
+ * A failed Kinesis call of a shard's reader, as data, so that its user decides what follows (a prefetch task
+ * reports it to the driver, a real-time or range reader tries again or fails): `error` is the error a user
+ * would see for it (made on the executor by `ApiFailures`, with its cause copied into a
+ * [[io.github.sparkkinesis.errors.RemoteFailure]] so that it always serializes), `kind` what it calls for.
  */
 private[sparkkinesis] final case class FetchFailure(kind: FetchFailure.Kind, error: KinesisException)
 

@@ -2,7 +2,7 @@
 package io.github.sparkkinesis.reading
 
 import io.github.sparkkinesis.client.KinesisApiException
-import io.github.sparkkinesis.util.{Clock, Dealing}
+import io.github.sparkkinesis.util.{Backoff, Clock, Dealing}
 
 /**
  * The one loop that reads shards, whatever the mode: one thread's shards, called one call at a time, each

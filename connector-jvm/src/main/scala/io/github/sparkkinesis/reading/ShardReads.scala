@@ -4,7 +4,7 @@ package io.github.sparkkinesis.reading
 import io.github.sparkkinesis.client.IteratorStart
 
 /**
- * How a prefetch task gets a shard's records: by polling with GetRecords ([[PolledReads]]) or from an
+ * How a shard's records come, in every mode: by polling with GetRecords ([[PolledReads]]) or from an
  * enhanced fan-out subscription ([[SubscribedReads]]). Each keeps its own pacing and open position; what
  * was read, where reading stands and when to stop are [[ShardFetcher]]'s, the same for both. Not
  * thread-safe: one thread drives it.

@@ -10,7 +10,7 @@ import io.github.sparkkinesis.client.{
 }
 import io.github.sparkkinesis.config.ReadConfig
 import io.github.sparkkinesis.offsets.ShardKey
-import io.github.sparkkinesis.util.Clock
+import io.github.sparkkinesis.util.{Backoff, Clock}
 import org.slf4j.LoggerFactory
 
 /**

@@ -9,7 +9,7 @@ import scala.collection.mutable
 import io.github.sparkkinesis.client.{ApiFailures, KinesisApi, KinesisApiException, PutRecord}
 import io.github.sparkkinesis.errors.KinesisErrors
 import io.github.sparkkinesis.health.KinesisHealth
-import io.github.sparkkinesis.reading.Backoff
+import io.github.sparkkinesis.util.Backoff
 import io.github.sparkkinesis.util.Clock
 
 /**

@@ -22,8 +22,8 @@ import org.slf4j.LoggerFactory
  * executors; for each batch this class lists the shards, fixes how far each is read from what has been
  * prefetched (the batch's end offset, which Spark writes to its offset log before any task runs), and
  * turns the range between two offsets into input partitions over the blocks. Commits free the blocks. What
- * it knows of the streams, whichever way batches are read, is [[QueryStreams]]'; on Spark 4.1 and later a
- * subclass reads in real-time mode too (`realtime.KinesisRealTimeStream`).
+ * it knows of the streams, whichever way batches are read, it keeps in [[QueryStreams]]; on Spark 4.1 and
+ * later a subclass reads in real-time mode too (`realtime.KinesisRealTimeStream`).
  *
  * Spark calls it from the query's thread. Makes no calls to Kinesis until Spark asks for an offset.
  */

@@ -7,9 +7,8 @@ import io.github.sparkkinesis.consumers.StreamConsumers
 import io.github.sparkkinesis.errors.{KinesisErrors, KinesisException}
 import io.github.sparkkinesis.health.KinesisHealth
 import io.github.sparkkinesis.offsets.{KinesisSourceOffset, ShardKey, ShardPosition, StreamIdentity}
-import io.github.sparkkinesis.reading.Backoff
 import io.github.sparkkinesis.shards.{ShardDiscovery, ShardLineage, StreamIdentities}
-import io.github.sparkkinesis.util.{Clock, DaemonThreads}
+import io.github.sparkkinesis.util.{Backoff, Clock, DaemonThreads}
 import org.apache.hadoop.conf.Configuration
 import org.slf4j.LoggerFactory
 
@@ -97,7 +96,14 @@ private[sparkkinesis] final class QueryStreams(
           })
         }
     }
-    val offset = KinesisSourceOffset(positions, onDriver("DescribeStreamSummary")(identities.current()))
+    // Positions of another query's offset belong to the streams it read: a stream recreated since is refused.
+    val recorded = config.initialPosition match {
+      case InitialPosition.AfterOffset(from) =>
+        identities.checkShards(from.shards, listed)
+        onDriver("DescribeStreamSummary")(identities.check(from.identities))
+      case _ => onDriver("DescribeStreamSummary")(identities.current())
+    }
+    val offset = KinesisSourceOffset(positions, recorded)
     log.info(
       s"Initial offset of ${config.description} (initialPosition=${config.initialPosition}, " +
         s"shards=${positions.size}): ${offset.json}")

@@ -16,7 +16,7 @@ import org.scalatest.funsuite.AnyFunSuite
 class PackageDependenciesSuite extends AnyFunSuite {
 
   private val Declared = """(?m)^package io\.github\.sparkkinesis(?:\.(\w+))?\s*;?\s*$""".r
-  private val Used = """io\.github\.sparkkinesis\.(\w+)\.[A-Z{]""".r
+  private val Used = """io\.github\.sparkkinesis\.(\w+)\.[A-Z{_]""".r
 
   /** Each package (`(root)` for the top one), with the packages of the connector it uses. */
   private lazy val uses: Map[String, Set[String]] = {

@@ -2,7 +2,7 @@
 package io.github.sparkkinesis.source
 
 import io.github.sparkkinesis.config._
-import io.github.sparkkinesis.offsets.{KinesisSourceOffset, ShardKey, ShardPosition}
+import io.github.sparkkinesis.offsets.{KinesisSourceOffset, ShardKey, ShardPosition, StreamIdentity}
 import io.github.sparkkinesis.testing.{StopsFixtureStreams, StreamFixture}
 import org.apache.spark.sql.connector.read.streaming.ReadLimit
 import org.scalatest.concurrent.Eventually
@@ -50,6 +50,30 @@ class KinesisMicroBatchStreamSuite extends AnyFunSuite with StopsFixtureStreams 
     val f = new Fixture(InitialPosition.AtTimestamp(1234L))
     val Seq(a) = f.api.createStream("s", 1)
     assert(f.initial.shards == Map(ShardKey("s", a) -> ShardPosition.AtTimestamp(1234L)))
+  }
+
+  test("after another query's offset: its shards after their positions; a stream recreated since is refused") {
+    // A fixture's Kinesis numbers shards and records from the same start, and stamps a stream with the
+    // time it was made: the offset another query wrote for the stream is known before the stream is.
+    val shard = ShardKey("s", "shardId-000000000000")
+    val second = "49600000000000000000000000000000000000000000000000000002"
+    def after(createdAt: Long) = InitialPosition.AfterOffset(
+      KinesisSourceOffset(
+        Map(shard -> ShardPosition.After(second)),
+        Map("s" -> StreamIdentity("arn:aws:kinesis:us-east-1:000000000000:stream/s", createdAt))))
+    val created = new io.github.sparkkinesis.testing.ManualClock().nowMillis()
+    def fixture(createdAt: Long) = {
+      val f = new Fixture(after(createdAt))
+      assert(f.api.createStream("s", 1) == Seq(shard.shardId))
+      (1 to 4).foreach(i => f.api.put("s", shard.shardId, s"a$i"))
+      f
+    }
+    val f = fixture(created)
+    assert(f.initial.shards == Map(shard -> ShardPosition.After(second)))
+    val (rows, _) = f.readAll(f.initial, 2)
+    assert(rows.map(_._2) == Seq("a3", "a4"))
+    val e = intercept[io.github.sparkkinesis.errors.KinesisException](fixture(created - 1000).initial)
+    assert(e.getMessage.contains("KINESIS_STREAM_RECREATED"), e.getMessage)
   }
 
   test("the initial offset is kept in the checkpoint: a restart before the first batch reuses it") {

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-package io.github.sparkkinesis.reading
+package io.github.sparkkinesis.util
 
 import io.github.sparkkinesis.testing.ManualClock
 import org.scalatest.funsuite.AnyFunSuite

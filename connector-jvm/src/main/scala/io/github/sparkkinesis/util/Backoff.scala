@@ -1,11 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
-package io.github.sparkkinesis.reading
-
-import io.github.sparkkinesis.util.Clock
+package io.github.sparkkinesis.util
 
 /**
  * Exponential backoff with jitter between `minMs` and `maxMs`; `reset` after a success. Not thread-safe:
- * one per shard reader.
+ * one per user (a shard being read, a listing tried again, a sink task).
  */
 private[sparkkinesis] final class Backoff(minMs: Long, maxMs: Long, clock: Clock) {
   private var failures = 0
