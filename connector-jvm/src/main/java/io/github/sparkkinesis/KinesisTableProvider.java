@@ -37,7 +37,7 @@ import scala.Tuple2;
  * {@link RelationProvider} serves batch reads ({@code spark.read}, and SQL's {@code USING kinesis}), whose
  * options it checks as {@code .load()} creates the relation (the table declares no batch reads, so Spark
  * asks for this one); and {@link CreatableRelationProvider} takes batch writes in every save mode, so that the default mode and
- * Append write and Overwrite and Ignore are refused with a reason (see {@code sink.KinesisBatchWrites}).
+ * Append write and Overwrite and Ignore are refused with a reason (see {@code KinesisBatchWrites}).
  * Driver side; stateless.
  */
 public final class KinesisTableProvider
@@ -100,6 +100,6 @@ public final class KinesisTableProvider
       scala.collection.immutable.Map<String, String> parameters,
       Dataset<Row> data) {
     SparkLineCheck.requireBuiltForThisSpark();
-    return io.github.sparkkinesis.sink.KinesisBatchWrites.save(sqlContext, mode, parameters, data);
+    return KinesisBatchWrites.save(sqlContext, mode, parameters, data);
   }
 }

@@ -35,7 +35,7 @@ import org.apache.spark.sql.SQLContext
  * write is planned. A write takes any DataFrame; its columns are checked against the sink's when it is
  * planned. As a streaming query's sink it reports what was written (see [[SinkTotals]]).
  *
- * Only the table of [[sink.KinesisBatchWrites]] takes batch writes: the table `format("kinesis")` gives
+ * Only the table of [[KinesisBatchWrites]] takes batch writes: the table `format("kinesis")` gives
  * Spark does not declare them, so that Spark hands a batch write in any save mode to the provider's
  * DataSource V1 `createRelation`, which decides on the mode. Driver side.
  */
@@ -84,7 +84,7 @@ private[sparkkinesis] object KinesisTable {
   def fromProperties(properties: ju.Map[String, String]): KinesisTable =
     KinesisTable(properties.asScala.toMap, () => KinesisClientFactory.defaultRegion())
 
-  /** The table [[sink.KinesisBatchWrites]] writes batches to. */
+  /** The table [[KinesisBatchWrites]] writes batches to. */
   def forBatchWrites(properties: ju.Map[String, String]): KinesisTable =
     KinesisTable(properties.asScala.toMap, () => KinesisClientFactory.defaultRegion(), batchWrites = true)
 

@@ -5,7 +5,7 @@ import io.github.sparkkinesis.client.{ApiFailures, KinesisApi, ShardInfo}
 import io.github.sparkkinesis.config.{EndPosition, InitialPosition, KinesisBatchReadConfig}
 import io.github.sparkkinesis.errors.KinesisErrors
 import io.github.sparkkinesis.offsets.{ShardKey, ShardPosition, StreamIdentity}
-import io.github.sparkkinesis.reading.ReadEnd
+import io.github.sparkkinesis.reading.{ReadEnd, ShardRange}
 import io.github.sparkkinesis.shards.{ShardLineage, StreamIdentities}
 import io.github.sparkkinesis.util.Clock
 import org.slf4j.LoggerFactory
@@ -17,13 +17,13 @@ import org.slf4j.LoggerFactory
  * query read to its end), and ends where `endPosition` says: what had arrived when the read is planned, an
  * instant, or an offset's positions, inclusive. Empty ranges are dropped, so an empty read makes no task
  * and waits for nothing. A range whose shard Kinesis no longer lists (closed, then removed by retention)
- * fails with its data lost, unless `failOnDataLoss` is false. The ranges come in lineage order: a shard's
- * parents before it. Stateless; driver side.
+ * fails with its data lost, unless `failOnDataLoss` is false. The ranges come in lineage order, a shard's
+ * parents before it, and each names its parents that the read reads too (`after`). Stateless; driver side.
  */
 private[sparkkinesis] object BatchPlanner {
   private val log = LoggerFactory.getLogger(getClass)
 
-  def plan(config: KinesisBatchReadConfig, api: KinesisApi, clock: Clock): Seq[BatchRange] = {
+  def plan(config: KinesisBatchReadConfig, api: KinesisApi, clock: Clock): Seq[ShardRange] = {
     val listed = config.streams.flatMap { stream =>
       ApiFailures.userFacing("ListShards", stream, api) {
         api.listShards(stream, config.maxShardsPerDescribe).map(info => ShardKey(stream, info.shardId) -> info)
@@ -41,7 +41,7 @@ private[sparkkinesis] object BatchPlanner {
             case ShardPosition.ShardEnd => Some(ReadEnd.Open)
             case _ => None // nothing of the shard was read up to the offset
           }
-          end.filter(_ => from != to && from != ShardPosition.ShardEnd).map(BatchRange(key, from, _))
+          end.filter(_ => from != to && from != ShardPosition.ShardEnd).map(ShardRange(key, from, _))
         }
       case other =>
         val until = other match {
@@ -50,7 +50,7 @@ private[sparkkinesis] object BatchPlanner {
         }
         starts.toSeq.collect {
           case (key, from) if from != ShardPosition.ShardEnd && !startsAfter(from, until) =>
-            BatchRange(key, from, ReadEnd.ArrivedBefore(until))
+            ShardRange(key, from, ReadEnd.ArrivedBefore(until))
         }
     }
     val (readable, gone) = ranges.partition(r => listed.contains(r.shard))
@@ -60,7 +60,11 @@ private[sparkkinesis] object BatchPlanner {
         throw KinesisErrors.dataLoss(r.shard.stream, r.shard.shardId, s"records after ${r.from}", reason)
       log.warn(s"Skipping ${r.shard}: $reason (failOnDataLoss is false)")
     }
-    val ordered = readable.sortBy(r => (r.shard.stream, ShardLineage.depth(r.shard, listed), r.shard.shardId))
+    // A range comes after its parents' that the read also reads: a task reading both reads them in turn.
+    val read = readable.map(_.shard).toSet
+    val ordered = readable
+      .sortBy(r => (r.shard.stream, ShardLineage.depth(r.shard, listed), r.shard.shardId))
+      .map(r => r.copy(after = listed(r.shard).parents.map(ShardKey(r.shard.stream, _)).filter(read)))
     log.info(
       s"${config.description} reads ${ordered.size} of ${listed.size} shards (initialPosition=${config.start}, " +
         s"endPosition=${config.end}, planned at ${java.time.Instant.ofEpochMilli(plannedAt)})")

@@ -5,9 +5,9 @@ import io.github.sparkkinesis.aws.AwsConfig
 import io.github.sparkkinesis.client.{ClientUse, KinesisApi, KinesisClientFactory}
 import io.github.sparkkinesis.config.KinesisBatchReadConfig
 import io.github.sparkkinesis.source.KinesisRecordSchema
-import io.github.sparkkinesis.util.{Clock, SystemClock}
+import io.github.sparkkinesis.util.{Clock, Dealing, SystemClock}
 import org.apache.spark.rdd.RDD
-import org.apache.spark.sql.{Row, SQLContext}
+import org.apache.spark.sql.{Row, SQLContext, SparkSession}
 import org.apache.spark.sql.sources.{BaseRelation, TableScan}
 import org.apache.spark.sql.types.StructType
 
@@ -15,7 +15,8 @@ import org.apache.spark.sql.types.StructType
  * A batch read of Kinesis streams (`spark.read.format("kinesis")`, or `CREATE TEMPORARY VIEW ... USING
  * kinesis`), with the rows of a stream. Its options were checked at `.load()` ([[KinesisBatchReadConfig]]);
  * no call to Kinesis is made until a query runs. Each run plans the ranges anew ([[BatchPlanner]]): with
- * `endPosition` latest, a later action sees the records that arrived since. A DataSource V1 relation, as
+ * `endPosition` latest, a later action sees the records that arrived since. The ranges are dealt in turn to
+ * as many tasks as the application has cores (Spark's default parallelism), in lineage order. A DataSource V1 relation, as
  * Spark's Kafka source reads batches, so that options are checked when the DataFrame is created and SQL's
  * `USING kinesis` works on every Spark line; its rows are Spark's internal rows, not converted. Driver side.
  */
@@ -23,7 +24,8 @@ private[sparkkinesis] final class KinesisRelation(
     override val sqlContext: SQLContext,
     config: KinesisBatchReadConfig,
     newApi: AwsConfig => KinesisApi = KinesisClientFactory.create(_, ClientUse.Reading),
-    clock: Clock = SystemClock)
+    clock: Clock = SystemClock,
+    cores: () => Int = () => SparkSession.active.sparkContext.defaultParallelism)
     extends BaseRelation
     with TableScan {
 
@@ -37,7 +39,10 @@ private[sparkkinesis] final class KinesisRelation(
     val ranges =
       try BatchPlanner.plan(config, api, clock)
       finally api.close()
-    new KinesisBatchRDD(sqlContext.sparkContext, ranges, config.aws, config.reading)
+    // As many tasks as the application runs at once, each reading its ranges together: a shard is read at
+    // most at Kinesis' rate for it, so a core reading one shard at a time would mostly wait.
+    val tasks = Dealing.inTurn(ranges.toIndexedSeq, cores())
+    new KinesisBatchRDD(sqlContext.sparkContext, tasks, config.aws, config.reading)
       .setName(config.description)
       .asInstanceOf[RDD[Row]]
   }

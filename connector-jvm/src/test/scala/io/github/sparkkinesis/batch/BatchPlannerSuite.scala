@@ -4,7 +4,7 @@ package io.github.sparkkinesis.batch
 import io.github.sparkkinesis.config.KinesisBatchReadConfig
 import io.github.sparkkinesis.errors.KinesisException
 import io.github.sparkkinesis.offsets.{KinesisSourceOffset, ShardKey, ShardPosition}
-import io.github.sparkkinesis.reading.{ReadEnd, ShardRangeReader}
+import io.github.sparkkinesis.reading.{ReadEnd, ShardRange, ShardRangeReader}
 import io.github.sparkkinesis.testing.{DefaultConfigs, FakeKinesisApi, ManualClock}
 import org.scalatest.funsuite.AnyFunSuite
 
@@ -19,13 +19,13 @@ class BatchPlannerSuite extends AnyFunSuite {
       KinesisBatchReadConfig(Map("streamName" -> "s", "region" -> "us-east-1") ++ options, () => None)
 
     /** The ranges of a read planned a millisecond later (records arrived before it, not as it was planned). */
-    def plan(options: (String, String)*): Seq[BatchRange] = {
+    def plan(options: (String, String)*): Seq[ShardRange] = {
       clock.advance(1)
       BatchPlanner.plan(config(options: _*), api, clock)
     }
 
     /** What the planned ranges read, by reading them as tasks do. */
-    def read(ranges: Seq[BatchRange]): Seq[String] = ranges.flatMap { r =>
+    def read(ranges: Seq[ShardRange]): Seq[String] = ranges.flatMap { r =>
       new ShardRangeReader(api, r.shard, r.from, r.end, DefaultConfigs.Reading, clock).map(_.sequenceNumber)
     }
   }
@@ -38,7 +38,7 @@ class BatchPlannerSuite extends AnyFunSuite {
     val ranges = f.plan()
     val plannedAt = f.clock.nowMillis()
     assert(
-      ranges == f.ids.map(id => BatchRange(f.key(id), ShardPosition.TrimHorizon, ReadEnd.ArrivedBefore(plannedAt))))
+      ranges == f.ids.map(id => ShardRange(f.key(id), ShardPosition.TrimHorizon, ReadEnd.ArrivedBefore(plannedAt))))
     f.clock.advance(10)
     f.api.put("s", f.ids.head, "later")
     assert(f.read(ranges) == written, "what arrived after the planning is not read")

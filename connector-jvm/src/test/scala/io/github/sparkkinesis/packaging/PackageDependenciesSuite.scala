@@ -17,6 +17,7 @@ class PackageDependenciesSuite extends AnyFunSuite {
 
   private val Declared = """(?m)^package io\.github\.sparkkinesis(?:\.(\w+))?\s*;?\s*$""".r
   private val Used = """io\.github\.sparkkinesis\.(\w+)\.[A-Z{_]""".r
+  private val UsedAtTop = """io\.github\.sparkkinesis\.[A-Z]""".r
 
   /** Each package (`(root)` for the top one), with the packages of the connector it uses. */
   private lazy val uses: Map[String, Set[String]] = {
@@ -30,7 +31,8 @@ class PackageDependenciesSuite extends AnyFunSuite {
         val text = new String(Files.readAllBytes(path), UTF_8)
         Declared.findFirstMatchIn(text).map { m =>
           val own = Option(m.group(1)).getOrElse("(root)")
-          own -> Used.findAllMatchIn(text).map(_.group(1)).filter(_ != own).toSet
+          val top = if (UsedAtTop.findFirstIn(text).isDefined) Set("(root)") else Set.empty[String]
+          own -> (Used.findAllMatchIn(text).map(_.group(1)).toSet ++ top - own)
         }
       }
       .groupBy(_._1)

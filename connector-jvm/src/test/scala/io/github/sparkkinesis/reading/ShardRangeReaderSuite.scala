@@ -86,7 +86,7 @@ class ShardRangeReaderSuite extends AnyFunSuite {
     val e = intercept[KinesisException](read(api, key, ShardPosition.TrimHorizon, seqs.last))
     assert(e.getMessage.contains("KINESIS_CALL_FAILED"), e.getMessage)
     assert(e.getMessage.contains("GetRecords"), e.getMessage)
-    assert(clock.slept - slept >= ShardRangeReader.MaxThrottledMs)
+    assert(clock.slept - slept >= ShardRangesReader.MaxThrottledMs)
   }
 
   test("a closed shard that ends before the range does fails the task with the reason") {
@@ -185,5 +185,25 @@ class ShardRangeReaderSuite extends AnyFunSuite {
     val end = ReadEnd.Through(ShardPosition.After(seq, Some(2L)))
     val read = new ShardRangeReader(api, key, ShardPosition.After(seq, Some(0L)), end, perCall(10), clock).toVector
     assert(read.map(r => new String(r.data, "UTF-8")) == Seq("u1", "u2"))
+  }
+
+  test("several ranges are read together on one thread, each in order, a child's after its parent's") {
+    val (api, parent, before) = setUp(12)
+    val (c1, c2) = api.split("s", parent.shardId)
+    val children = Seq(c1, c2).map(id => id -> (1 to 6).map(i => api.put("s", id, s"$id-$i"))).toMap
+    clock.advance(1)
+    val until = ReadEnd.ArrivedBefore(clock.nowMillis())
+    val ranges = IndexedSeq(
+      ShardRange(parent, ShardPosition.TrimHorizon, ReadEnd.Open),
+      ShardRange(ShardKey("s", c1), ShardPosition.TrimHorizon, until, after = Seq(parent)),
+      ShardRange(ShardKey("s", c2), ShardPosition.TrimHorizon, until, after = Seq(parent))
+    )
+    val reader = new ShardRangesReader(api, ranges, perCall(4), clock)
+    val calls = Iterator.continually(reader.next()).takeWhile(_.isDefined).flatten.toVector
+    val byRange = calls.groupBy(_._1).map { case (i, read) => i -> read.flatMap(_._2.map(_.sequenceNumber)) }
+    assert(byRange == Map(0 -> before, 1 -> children(c1), 2 -> children(c2)))
+    val lastOfParent = calls.lastIndexWhere(_._1 == 0)
+    assert(calls.indexWhere(_._1 != 0) > lastOfParent, "no child record before the parent's last")
+    assert(calls.drop(lastOfParent + 1).map(_._1).take(2).toSet == Set(1, 2), "the children's calls take turns")
   }
 }

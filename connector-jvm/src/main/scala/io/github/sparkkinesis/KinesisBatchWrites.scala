@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-package io.github.sparkkinesis.sink
+package io.github.sparkkinesis
 
 import io.github.sparkkinesis.errors.KinesisErrors
 import org.apache.spark.sql.{DataFrame, SQLContext, SaveMode}

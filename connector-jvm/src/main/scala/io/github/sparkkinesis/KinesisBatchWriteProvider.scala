@@ -1,9 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
-package io.github.sparkkinesis.sink
+package io.github.sparkkinesis
 
 import java.{util => ju}
 
-import io.github.sparkkinesis.KinesisTable
 import org.apache.spark.sql.connector.catalog.{Table, TableProvider}
 import org.apache.spark.sql.connector.expressions.Transform
 import org.apache.spark.sql.types.StructType
