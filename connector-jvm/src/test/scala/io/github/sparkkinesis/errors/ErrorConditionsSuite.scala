@@ -29,6 +29,8 @@ class ErrorConditionsSuite extends AnyFunSuite {
       KinesisErrors.invalidOption("region", "'x'", "not a region", "us-east-1"),
       KinesisErrors.unknownOption("intialPosition", "initialPosition"),
       KinesisErrors.optionNotInRealTimeMode("fetchBufferSize", "nothing is prefetched"),
+      KinesisErrors.optionNotInBatchRead("maxRecordsPerTrigger", "a batch read has no triggers"),
+      KinesisErrors.optionBatchReadOnly("endPosition", "a stream has no end"),
       KinesisErrors.noRegion(Some("http://localhost:4566")),
       KinesisErrors.noRegion(None),
       KinesisErrors.streamNotFound("s", "here", cause),
