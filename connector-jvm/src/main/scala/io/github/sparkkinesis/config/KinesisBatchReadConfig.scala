@@ -3,7 +3,7 @@ package io.github.sparkkinesis.config
 
 import io.github.sparkkinesis.aws.AwsConfig
 import io.github.sparkkinesis.errors.KinesisErrors
-import io.github.sparkkinesis.offsets.{SequenceNumbers, ShardPosition}
+import io.github.sparkkinesis.offsets.{KinesisSourceOffset, SequenceNumbers, ShardPosition}
 import org.slf4j.LoggerFactory
 
 /**
@@ -72,7 +72,7 @@ private[sparkkinesis] object KinesisBatchReadConfig {
           option.key,
           s"'$value'",
           s"it has positions in stream '$other', which streamName (${streams.mkString(",")}) does not name",
-          KinesisSourceOffsetExample
+          KinesisSourceOffset.Example
         )
       }
     start match {
@@ -85,9 +85,6 @@ private[sparkkinesis] object KinesisBatchReadConfig {
       case _ =>
     }
   }
-
-  private val KinesisSourceOffsetExample =
-    """{"v":2,"streams":{"my-stream":{"shards":{"shardId-000000000000":{"kind":"after","seq":"4959..."}}}}}"""
 
   /** Refuses an end that is before the start where both say so by themselves: two instants, or two offsets. */
   private def checkOrder(start: InitialPosition, end: EndPosition): Unit = {

@@ -41,7 +41,8 @@ private[sparkkinesis] object KinesisSourceOffset {
   private val factory = new JsonFactory()
   private val mapper = new ObjectMapper(factory)
 
-  private val Example =
+  /** An offset as a user may be shown one, for errors. */
+  val Example =
     """{"v":2,"streams":{"my-stream":{"arn":"arn:aws:kinesis:...","created":1593105825000,""" +
       """"shards":{"shardId-000000000000":{"kind":"after","seq":"4959..."}}}}}"""
 

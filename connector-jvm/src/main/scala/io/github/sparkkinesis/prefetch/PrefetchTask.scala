@@ -79,7 +79,7 @@ private[sparkkinesis] object PrefetchTask {
     val startedAt = clock.nowMillis()
     val progress =
       new Progress(startedAt, startedAt + config.maxFetchDurationMs, spec.shards.size, spec.maxHeldBytes, cancelled)
-    val end = if (spec.arrivedBefore == Long.MaxValue) ReadEnd.Open else ReadEnd.ArrivedBefore(spec.arrivedBefore)
+    val end = ReadEnd.arrivedBefore(spec.arrivedBefore)
     val lanes = lanesOf(spec.shards.indices, spec.shards, config.shardsPerTask)
     val quiet = quietPeriodMs(lanes, spec.shards, config)
     val fetchers = spec.shards.map { s =>

@@ -20,4 +20,8 @@ private[sparkkinesis] object ReadEnd {
 
   /** Up to and including the record at `last` (inside a KPL aggregate if it names a user record of one). */
   final case class Through(last: ShardPosition.After) extends ReadEnd
+
+  /** The records that arrived before `epochMillis`; with Long.MaxValue (no cut-off), none: [[Open]]. */
+  def arrivedBefore(epochMillis: Long): ReadEnd =
+    if (epochMillis == Long.MaxValue) Open else ArrivedBefore(epochMillis)
 }

@@ -26,7 +26,7 @@ import org.slf4j.LoggerFactory
  */
 private[sparkkinesis] final class ShardRangesReader(
     api: KinesisApi,
-    val ranges: IndexedSeq[ShardRange],
+    ranges: IndexedSeq[ShardRange],
     config: ReadConfig,
     clock: Clock,
     halt: () => Unit = () => ()) {

@@ -23,7 +23,7 @@ class ShardFetcherSuite extends AnyFunSuite {
           key,
           from,
           FetchCursor(None, 0, config.maxRecordsPerFetch),
-          end = if (arrivedBefore == Long.MaxValue) ReadEnd.Open else ReadEnd.ArrivedBefore(arrivedBefore)),
+          end = ReadEnd.arrivedBefore(arrivedBefore)),
         config,
         clock
       )

@@ -138,26 +138,20 @@ class ShardRangeReaderSuite extends AnyFunSuite {
     val (api, key, seqs) = setUp(5)
     api.down = true
     val patient = DefaultConfigs.Reading.copy(outageTimeoutMs = Some(60000))
-    val reader = new ShardRangeReader(
-      api,
-      key,
-      ShardPosition.TrimHorizon,
-      ReadEnd.Through(ShardPosition.After(seqs.last)),
-      patient,
-      clock)
+    def whole() =
+      new ShardRangeReader(
+        api,
+        key,
+        ShardPosition.TrimHorizon,
+        ReadEnd.Through(ShardPosition.After(seqs.last)),
+        patient,
+        clock)
     val started = clock.nowMillis()
-    val e = intercept[KinesisException](reader.hasNext)
+    val e = intercept[KinesisException](whole().hasNext)
     assert(e.getMessage.contains("KINESIS_ENDPOINT_UNREACHABLE"), e.getMessage)
     assert(clock.nowMillis() - started >= 60000)
     api.down = false
-    val again = new ShardRangeReader(
-      api,
-      key,
-      ShardPosition.TrimHorizon,
-      ReadEnd.Through(ShardPosition.After(seqs.last)),
-      patient,
-      clock)
-    assert(again.map(_.sequenceNumber).toVector == seqs)
+    assert(whole().map(_.sequenceNumber).toVector == seqs)
   }
 
   test("records trimmed before they were read fail the range with the data lost, unless failOnDataLoss is false") {

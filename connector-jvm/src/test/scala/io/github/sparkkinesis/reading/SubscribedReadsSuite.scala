@@ -37,7 +37,7 @@ class SubscribedReadsSuite extends AnyFunSuite {
           from,
           FetchCursor(None, 0, config.maxRecordsPerFetch),
           consumerArn = Some(consumer),
-          end = if (arrivedBefore == Long.MaxValue) ReadEnd.Open else ReadEnd.ArrivedBefore(arrivedBefore)
+          end = ReadEnd.arrivedBefore(arrivedBefore)
         ),
         reading,
         clock,
