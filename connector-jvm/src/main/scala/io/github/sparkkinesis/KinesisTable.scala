@@ -13,7 +13,8 @@ import io.github.sparkkinesis.config.{
   KinesisOptions,
   KinesisSinkConfig,
   KinesisSourceConfig,
-  ParsedOptions
+  ParsedOptions,
+  StreamArn
 }
 import io.github.sparkkinesis.errors.KinesisErrors
 import io.github.sparkkinesis.sink.{KinesisWriteBuilder, SinkTotals}
@@ -73,8 +74,11 @@ private[sparkkinesis] final class KinesisTable private (
 
   override def metrics(): ju.Map[String, String] = totals.asProgressMetrics
 
+  /** The streams as the options name them, before they are checked: by name, or by the names in ARNs. */
   private def streamName: PartialFunction[(String, String), String] = {
     case (k, v) if k.equalsIgnoreCase(KinesisOptions.StreamName.key) => v
+    case (k, v) if k.equalsIgnoreCase(KinesisOptions.StreamArnOption.key) =>
+      v.split(",").map(arn => StreamArn.parse(arn).fold(arn.trim)(_.name)).mkString(",")
   }
 }
 

@@ -14,7 +14,7 @@ import io.github.sparkkinesis.client.{
   KinesisApiException,
   KinesisClientFactory
 }
-import io.github.sparkkinesis.config.{AwsOptions, KinesisNames, ParsedOptions}
+import io.github.sparkkinesis.config.{AwsOptions, KinesisNames, KinesisOptions, ParsedOptions, StreamArn}
 import io.github.sparkkinesis.consumers.ConsumerRegistration
 import io.github.sparkkinesis.errors.KinesisErrors
 import io.github.sparkkinesis.util.{Clock, SystemClock}
@@ -33,7 +33,9 @@ import org.apache.spark.sql.types.{StringType, StructField, StructType, Timestam
  *   manager.deregisterConsumer("orders", "spark-kinesis_orders-to-lake")
  * }}}
  *
- * Names are used as given: a query with `consumerMode` efo uses `consumerNamePrefix` + `consumerName`.
+ * A stream is given by its name or by its ARN (as another account's stream shared by a resource policy
+ * must be; its region must be the manager's). Names are used as given: a query with `consumerMode` efo uses
+ * `consumerNamePrefix` + `consumerName`.
  * Every method takes and returns plain values (or a DataFrame), so it is as easy to call from Python over
  * py4j. Makes no call to Kinesis until a method is called. Thread-safe.
  */
@@ -94,7 +96,18 @@ final class KinesisConsumerManager private[api] (aws: AwsConfig, newApi: AwsConf
     opened = None
   }
 
-  private def streamArn(stream: String): String = call("DescribeStreamSummary", stream)(api.describeStream(stream).arn)
+  /** The stream's ARN: given, or asked for by its name. */
+  private def streamArn(stream: String): String = StreamArn.parse(stream) match {
+    case Some(arn) if arn.region != aws.region =>
+      throw KinesisErrors.invalidOption(
+        KinesisOptions.Region.key,
+        s"'${aws.region}'",
+        s"the stream ${arn.arn} is in region ${arn.region}; create a manager with the option region ${arn.region}",
+        arn.region
+      )
+    case Some(arn) => arn.arn
+    case None => call("DescribeStreamSummary", stream)(api.describeStream(stream).arn)
+  }
 
   private def call[T](action: String, stream: String)(body: => T): T =
     ApiFailures.userFacing(action, stream, api, "manage the consumers of")(body)

@@ -5,7 +5,8 @@ package io.github.sparkkinesis.client
  * The Kinesis calls the connector makes, in the connector's own types, so that the rest of the code never
  * sees an AWS SDK class and unit tests can use a fake. Implementations are thread-safe.
  *
- * Every failure of a call is thrown as a [[KinesisApiException]].
+ * Calls name a stream by its name, and implementations by its ARN instead when they were given one (the
+ * option `streamARN`). Every failure of a call is thrown as a [[KinesisApiException]].
  */
 private[sparkkinesis] trait KinesisApi extends AutoCloseable {
 
@@ -29,6 +30,9 @@ private[sparkkinesis] trait KinesisApi extends AutoCloseable {
 
   /** The consumer of that name registered with the stream, or None if there is none. */
   def describeConsumer(streamArn: String, consumerName: String): Option[ConsumerInfo]
+
+  /** The consumer of that ARN, or None if there is none. */
+  def describeConsumerByArn(consumerArn: String): Option[ConsumerInfo]
 
   /**
    * Registers a consumer and returns it as Kinesis does at once, usually CREATING. A consumer of that name

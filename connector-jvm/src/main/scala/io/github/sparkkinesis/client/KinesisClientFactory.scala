@@ -44,7 +44,7 @@ private[sparkkinesis] object KinesisClientFactory {
       .credentialsProvider(Credentials.provider(aws.credentials))
       .overrideConfiguration(overrides(userAgent).apiCallTimeout(Duration.ofMinutes(2)).build())
     aws.endpoint.foreach(e => builder.endpointOverride(URI.create(e)))
-    new SdkKinesisApi(builder.build(), http, () => createAsync(aws, userAgent), aws.describeTarget)
+    new SdkKinesisApi(builder.build(), http, () => createAsync(aws, userAgent), aws.describeTarget, aws.streamArns)
   }
 
   /** What both clients set: the user agent's suffix, which names what they are for. */

@@ -39,22 +39,32 @@ import software.amazon.awssdk.services.kinesis.model.{
  * [[KinesisApi]] over the AWS SDK: its synchronous Kinesis client for calls, and, for SubscribeToShard, an
  * asynchronous client over HTTP/2, built on the first subscription. Thread-safe. Owns the clients and their
  * HTTP clients and closes them.
+ *
+ * @param streamArns the ARN of each stream that requests name by ARN rather than by name
  */
 private[sparkkinesis] final class SdkKinesisApi(
     client: KinesisClient,
     http: SdkHttpClient,
     newAsyncClient: () => KinesisAsyncClient,
-    val target: String)
+    val target: String,
+    streamArns: Map[String, String] = Map.empty)
     extends KinesisApi {
   import SdkKinesisApi._
 
   private lazy val asyncClient = newAsyncClient()
   @volatile private var asyncClientBuilt = false
 
+  /** Names `stream` in a request, by its ARN if it has one here, else by its name. */
+  private def naming(stream: String)(byName: String => Any, byArn: String => Any): Unit =
+    streamArns.get(stream) match {
+      case Some(arn) => byArn(arn)
+      case None => byName(stream)
+    }
+
   override def describeStream(stream: String): StreamSummary = call("DescribeStreamSummary") {
-    val summary = client
-      .describeStreamSummary(DescribeStreamSummaryRequest.builder().streamName(stream).build())
-      .streamDescriptionSummary()
+    val request = DescribeStreamSummaryRequest.builder()
+    naming(stream)(request.streamName(_), request.streamARN(_))
+    val summary = client.describeStreamSummary(request.build()).streamDescriptionSummary()
     StreamSummary(
       summary.streamName(),
       summary.streamARN(),
@@ -66,7 +76,9 @@ private[sparkkinesis] final class SdkKinesisApi(
 
   override def listShards(stream: String, pageSize: Int): Seq[ShardInfo] = call("ListShards") {
     val shards = Seq.newBuilder[ShardInfo]
-    var request = ListShardsRequest.builder().streamName(stream).maxResults(pageSize).build()
+    val first = ListShardsRequest.builder().maxResults(pageSize)
+    naming(stream)(first.streamName(_), first.streamARN(_))
+    var request = first.build()
     var more = true
     while (more) {
       val response = client.listShards(request)
@@ -91,7 +103,8 @@ private[sparkkinesis] final class SdkKinesisApi(
 
   override def getShardIterator(stream: String, shardId: String, start: IteratorStart): String =
     call("GetShardIterator") {
-      val request = GetShardIteratorRequest.builder().streamName(stream).shardId(shardId)
+      val request = GetShardIteratorRequest.builder().shardId(shardId)
+      naming(stream)(request.streamName(_), request.streamARN(_))
       start match {
         case IteratorStart.TrimHorizon => request.shardIteratorType(ShardIteratorType.TRIM_HORIZON)
         case IteratorStart.Latest => request.shardIteratorType(ShardIteratorType.LATEST)
@@ -112,7 +125,10 @@ private[sparkkinesis] final class SdkKinesisApi(
 
   override def getRecords(stream: String, shardId: String, iterator: String, limit: Int): RecordBatch =
     call("GetRecords") {
-      val response = client.getRecords(GetRecordsRequest.builder().shardIterator(iterator).limit(limit).build())
+      val request = GetRecordsRequest.builder().shardIterator(iterator).limit(limit)
+      // The iterator names the stream; a stream read by ARN is named by it here too, as its policy may require.
+      streamArns.get(stream).foreach(request.streamARN(_))
+      val response = client.getRecords(request.build())
       RecordBatch(
         response.records().asScala.iterator.map(recordOf).toVector,
         Option(response.nextShardIterator()),
@@ -127,7 +143,9 @@ private[sparkkinesis] final class SdkKinesisApi(
       r.explicitHashKey.foreach(entry.explicitHashKey)
       entry.build()
     }
-    val response = client.putRecords(PutRecordsRequest.builder().streamName(stream).records(entries.asJava).build())
+    val request = PutRecordsRequest.builder().records(entries.asJava)
+    naming(stream)(request.streamName(_), request.streamARN(_))
+    val response = client.putRecords(request.build())
     response.records().asScala.toSeq.map { e =>
       PutResult(Option(e.shardId()), Option(e.sequenceNumber()), Option(e.errorCode()))
     }
@@ -140,6 +158,21 @@ private[sparkkinesis] final class SdkKinesisApi(
           .describeStreamConsumer(
             DescribeStreamConsumerRequest.builder().streamARN(streamArn).consumerName(consumerName).build()
           )
+          .consumerDescription()
+        Some(
+          ConsumerInfo(
+            c.consumerName(),
+            c.consumerARN(),
+            c.consumerStatusAsString(),
+            millisOf(c.consumerCreationTimestamp())))
+      }
+    catch { case _: KinesisApiException.ResourceNotFound => None }
+
+  override def describeConsumerByArn(consumerArn: String): Option[ConsumerInfo] =
+    try
+      call("DescribeStreamConsumer") {
+        val c = client
+          .describeStreamConsumer(DescribeStreamConsumerRequest.builder().consumerARN(consumerArn).build())
           .consumerDescription()
         Some(
           ConsumerInfo(

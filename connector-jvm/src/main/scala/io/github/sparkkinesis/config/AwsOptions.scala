@@ -8,16 +8,44 @@ import io.github.sparkkinesis.errors.KinesisErrors
 /** Reads where Kinesis is and as whom to call it ([[AwsConfig]]) from the options. Stateless. */
 private[sparkkinesis] object AwsOptions {
 
-  /** Reads region, endpoint and credentials from the options; the region may come from the environment. */
+  /**
+   * Reads region, endpoint, credentials and the streams named by ARN from the options. The region is
+   * `region`'s, else that of the streams' ARNs, else the endpoint's, else the environment's; given as
+   * `region`, or by the endpoint's host, it must be the ARNs'.
+   */
   def parse(options: ParsedOptions, resolveDefaultRegion: () => Option[String]): AwsConfig = {
     val endpoint = options.get(KinesisOptions.Endpoint)
+    val arns = StreamOptions.arns(options).getOrElse(Nil)
+    val arnRegion = arns.headOption.map(_.region)
+    for (ofArns <- arnRegion) {
+      options.get(KinesisOptions.Region).filter(_ != ofArns).foreach { given =>
+        throw KinesisErrors.invalidOption(
+          KinesisOptions.Region.key,
+          s"'$given'",
+          s"the streams of streamARN are in region $ofArns; leave region out, as their ARNs say it",
+          ofArns)
+      }
+      endpoint.filter(e => regionOfEndpoint(e).exists(_ != ofArns)).foreach { e =>
+        throw KinesisErrors.invalidOption(
+          KinesisOptions.Endpoint.key,
+          s"'$e'",
+          s"it is an endpoint of region ${regionOfEndpoint(e).get}, and the streams of streamARN are in region $ofArns",
+          s"https://kinesis.$ofArns.amazonaws.com"
+        )
+      }
+    }
     val region = options
       .get(KinesisOptions.Region)
+      .orElse(arnRegion)
       .orElse(endpoint.flatMap(regionOfEndpoint))
       .orElse(resolveDefaultRegion())
       .getOrElse(throw KinesisErrors.noRegion(endpoint))
     val keys = credentials(options)
-    AwsConfig(region, endpoint, assumedRole(options, region, keys).getOrElse(keys))
+    AwsConfig(
+      region,
+      endpoint,
+      assumedRole(options, region, keys).getOrElse(keys),
+      arns.map(a => a.name -> a.arn).toMap)
   }
 
   /** With roleArn: the role, assumed with `base` (the keys given, or the default chain). */

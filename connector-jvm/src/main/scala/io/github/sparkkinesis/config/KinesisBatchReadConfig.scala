@@ -46,7 +46,7 @@ private[sparkkinesis] object KinesisBatchReadConfig {
       )
     val unknown = options.unknownKeys
     if (unknown.nonEmpty) log.warn(s"Ignoring options a Kinesis batch read does not know: ${unknown.mkString(", ")}")
-    val streams = options.required(KinesisOptions.StreamName)
+    val streams = StreamOptions.required(options)
     val start =
       if (set.contains(KinesisOptions.InitialPositionOption.key))
         options.required(KinesisOptions.InitialPositionOption)

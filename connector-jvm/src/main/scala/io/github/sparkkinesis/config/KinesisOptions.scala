@@ -27,7 +27,17 @@ private[sparkkinesis] object KinesisOptions {
   // ---- what to read ----
 
   val StreamName: OptionSpec[Seq[String]] =
-    spec("streamName", null, "Comma-separated names of the streams to read.", "my-stream")(streamNames)
+    spec("streamName", null, "Comma-separated names of the streams to read (or streamARN).", "my-stream")(streamNames)
+
+  val StreamArnOption: OptionSpec[Seq[StreamArn]] =
+    spec(
+      "streamARN",
+      null,
+      "Instead of streamName: comma-separated ARNs of the streams, which every call then names them by, as " +
+        "reading another account's stream through its resource policy requires. The region is theirs; the " +
+        "stream column and offsets show their names.",
+      StreamArn.Example
+    )(streamArns)
 
   val InitialPositionOption: OptionSpec[InitialPosition] =
     spec(
@@ -197,6 +207,24 @@ private[sparkkinesis] object KinesisOptions {
       "true"
     )(boolean)
 
+  val RegisteredConsumerId: OptionSpec[Seq[String]] =
+    spec(
+      "registeredConsumerId",
+      null,
+      "efo: a consumer registered beforehand to read through, by name or ARN (registeredConsumerIdType), " +
+        "one for all streams or a comma-separated list, one per stream; the query then never registers or " +
+        "deregisters a consumer, and fails at its start if this one is missing or not ACTIVE.",
+      "orders-reader"
+    )(consumerIds)
+
+  val RegisteredConsumerIdType: OptionSpec[ConsumerIdType] =
+    spec(
+      "registeredConsumerIdType",
+      "name",
+      "efo: what registeredConsumerId gives: name (consumer names) or arn (consumer ARNs).",
+      "arn"
+    )(choice("name" -> ConsumerIdType.Name, "arn" -> ConsumerIdType.Arn))
+
   // ---- prefetching ----
 
   val MaxFetchRate: OptionSpec[Double] =
@@ -333,7 +361,9 @@ private[sparkkinesis] object KinesisOptions {
     ConsumerName -> "a batch read polls (consumerMode efo is refused)",
     ConsumerNamePrefix -> "a batch read polls (consumerMode efo is refused)",
     ConsumerRefreshInterval -> "a batch read polls (consumerMode efo is refused)",
-    RequireConsumerDeregistration -> "a batch read polls (consumerMode efo is refused)"
+    RequireConsumerDeregistration -> "a batch read polls (consumerMode efo is refused)",
+    RegisteredConsumerId -> "a batch read polls (consumerMode efo is refused)",
+    RegisteredConsumerIdType -> "a batch read polls (consumerMode efo is refused)"
   )
 
   /** What `spark.read.format("kinesis")` takes. */
@@ -342,6 +372,7 @@ private[sparkkinesis] object KinesisOptions {
   /** The options reading and writing share: the stream, and where and as whom to call Kinesis. */
   val shared: Seq[OptionSpec[_]] = Seq(
     StreamName,
+    StreamArnOption,
     Region,
     Endpoint,
     AwsAccessKey,
@@ -355,6 +386,7 @@ private[sparkkinesis] object KinesisOptions {
 
   val all: Seq[OptionSpec[_]] = Seq(
     StreamName,
+    StreamArnOption,
     InitialPositionOption,
     Region,
     Endpoint,
@@ -383,7 +415,9 @@ private[sparkkinesis] object KinesisOptions {
     ConsumerName,
     ConsumerNamePrefix,
     ConsumerRefreshInterval,
-    RequireConsumerDeregistration
+    RequireConsumerDeregistration,
+    RegisteredConsumerId,
+    RegisteredConsumerIdType
   )
 
   // ---- internal: not documented, for tests ----
@@ -421,7 +455,7 @@ private[sparkkinesis] object KinesisOptions {
 
   private def markdownTable(specs: Seq[OptionSpec[_]]): String = {
     val rows = specs.map { s =>
-      val default = s.default.map(d => s"`$d`").getOrElse(if (s == StreamName) "required" else "")
+      val default = s.default.map(d => s"`$d`").getOrElse(if (s == StreamName) "required (or streamARN)" else "")
       s"| `${s.key}` | $default | ${s.doc.replace("|", "\\|")} |"
     }
     ("| option | default | meaning |" +: "| --- | --- | --- |" +: rows).mkString("\n")

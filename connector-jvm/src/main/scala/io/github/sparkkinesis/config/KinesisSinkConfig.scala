@@ -22,7 +22,8 @@ private[sparkkinesis] object NullDataPolicy {
  * Everything the sink needs, parsed and validated on the driver when the write is planned. Immutable and
  * serializable: it travels to the writing tasks.
  *
- * @param stream              `streamName`: where rows without a `stream` column (or with a null one) go
+ * @param stream              `streamName` (or the name in `streamARN`): where rows without a `stream` column
+ *                            (or with a null one) go
  * @param maxInFlightRequests PutRecords requests of one task under way at once
  * @param retryTimeoutMs      how long records Kinesis turns down are tried again before the task fails
  * @param aggregateMaxBytes   with `kplAggregation`: the most bytes of one aggregated record; None: rows are
@@ -49,11 +50,12 @@ private[sparkkinesis] object KinesisSinkConfig {
     val options = new ParsedOptions(raw)
     val readOnly = raw.keys.filter(k => KinesisOptions.find(k).exists(readOptions.contains)).toSeq.sorted
     if (readOnly.nonEmpty) log.warn(s"Ignoring options that apply only to reading: ${readOnly.mkString(", ")}")
-    val stream = options.get(KinesisOptions.StreamName).map {
+    val byArn = options.givenKeys.contains(KinesisOptions.StreamArnOption.key)
+    val stream = StreamOptions.names(options).map {
       case Seq(one) => one
       case many =>
         throw KinesisErrors.invalidOption(
-          KinesisOptions.StreamName.key,
+          (if (byArn) KinesisOptions.StreamArnOption else KinesisOptions.StreamName).key,
           s"'${many.mkString(",")}'",
           "the sink writes to one stream; to write to several, give each row its stream in a column named stream",
           many.head

@@ -51,7 +51,7 @@ private[sparkkinesis] object KinesisSourceConfig {
     if (unknown.nonEmpty) {
       log.warn(s"Ignoring options the Kinesis source does not know: ${unknown.mkString(", ")}")
     }
-    val streams = options.required(KinesisOptions.StreamName)
+    val streams = StreamOptions.required(options)
     val initialPosition = options.required(KinesisOptions.InitialPositionOption)
     KinesisBatchReadConfig.checkStreams(initialPosition, EndPosition.Latest, streams)
     KinesisSourceConfig(
@@ -79,20 +79,31 @@ private[sparkkinesis] object KinesisSourceConfig {
 
   /** The enhanced fan-out settings, checked against the streams; their options are ignored when polling. */
   private def consumerConfig(options: ParsedOptions, raw: Map[String, String]): ConsumerConfig = {
+    val streams = StreamOptions.required(options)
+    val efo = options.required(KinesisOptions.ConsumerModeOption) == ConsumerMode.Efo
     val consumer = ConsumerConfig(
       mode = options.required(KinesisOptions.ConsumerModeOption),
       names = options.get(KinesisOptions.ConsumerName),
       prefix = options.required(KinesisOptions.ConsumerNamePrefix),
       refreshIntervalMs = options.required(KinesisOptions.ConsumerRefreshInterval),
-      deregisterOnStop = options.required(KinesisOptions.RequireConsumerDeregistration)
+      deregisterOnStop = options.required(KinesisOptions.RequireConsumerDeregistration),
+      registered = if (efo) RegisteredConsumers.parse(options, streams) else None
     )
-    if (consumer.isEfo) checkNames(consumer, options.required(KinesisOptions.StreamName))
-    else {
+    if (consumer.isEfo) {
+      if (consumer.registered.isEmpty) checkNames(consumer, streams)
+    } else {
+      if (options.givenKeys.contains(KinesisOptions.RegisteredConsumerId.key))
+        throw KinesisErrors.optionsIncomplete(
+          KinesisOptions.ConsumerModeOption.key,
+          KinesisOptions.RegisteredConsumerId.key,
+          "a registered consumer is read through by enhanced fan-out: set consumerMode to efo."
+        )
       val efoOnly = Seq(
         KinesisOptions.ConsumerName,
         KinesisOptions.ConsumerNamePrefix,
         KinesisOptions.ConsumerRefreshInterval,
-        KinesisOptions.RequireConsumerDeregistration
+        KinesisOptions.RequireConsumerDeregistration,
+        KinesisOptions.RegisteredConsumerIdType
       ).map(_.key).filter(k => raw.keys.exists(_.equalsIgnoreCase(k)))
       if (efoOnly.nonEmpty)
         log.warn(s"Ignoring ${efoOnly.mkString(", ")}: they apply only with consumerMode efo")

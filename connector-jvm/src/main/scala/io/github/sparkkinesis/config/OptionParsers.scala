@@ -124,6 +124,22 @@ private[sparkkinesis] object OptionParsers {
   val streamNames: OptionRule[Seq[String]] =
     names("stream", KinesisNames.Stream, KinesisNames.StreamAccepted, distinct = true)
 
+  /** Stream ARNs, none twice; `streamARN` checks what they say together (one name each, one region). */
+  val streamArns: OptionRule[Seq[StreamArn]] =
+    names("stream ARN", StreamArn.Pattern.r, StreamArn.Accepted, distinct = true).map(_.flatMap(StreamArn.parse))
+
+  /**
+   * Consumers registered beforehand: names or consumer ARNs, as `registeredConsumerIdType` says, which is
+   * checked once both options are read.
+   */
+  val consumerIds: OptionRule[Seq[String]] =
+    names(
+      "consumer id",
+      s"(?:${KinesisNames.ConsumerChars.regex}|${StreamArn.ConsumerPattern})".r,
+      s"a consumer name (${KinesisNames.ConsumerAccepted}) or a consumer ARN",
+      distinct = false
+    )
+
   /** Consumer names: their characters here; their length once the query's id may stand in for them. */
   val consumerNames: OptionRule[Seq[String]] = names(
     "consumer",

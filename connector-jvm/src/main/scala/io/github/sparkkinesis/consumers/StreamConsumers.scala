@@ -4,23 +4,27 @@ package io.github.sparkkinesis.consumers
 import scala.collection.mutable
 import scala.util.control.NonFatal
 
-import io.github.sparkkinesis.client.{ApiFailures, KinesisApi}
+import io.github.sparkkinesis.client.{ApiFailures, ConsumerInfo, KinesisApi}
+import io.github.sparkkinesis.config.QueryConsumer
+import io.github.sparkkinesis.errors.KinesisErrors
 import io.github.sparkkinesis.util.{Clock, DaemonThreads}
 import org.slf4j.LoggerFactory
 
 /**
- * The enhanced fan-out consumers of one query, one per stream. They are registered (or an existing one of
- * the name reused) before the first subscription, checked again every `refreshIntervalMs` and as soon as a
- * subscription finds its consumer gone, and registered again if they are gone: a consumer deregistered
- * behind the query's back costs a pause, not the query. Driver side; thread-safe: the prefetcher's thread
- * asks for the consumers, the query's thread deregisters them on stop. Every call to Kinesis runs to its
- * end even when the calling thread is interrupted.
+ * The enhanced fan-out consumers of one query, one per stream. The query's own are registered (or an
+ * existing one of the name reused) before the first subscription, checked again every `refreshIntervalMs`
+ * and as soon as a subscription finds its consumer gone, and registered again if they are gone: a consumer
+ * deregistered behind the query's back costs a pause, not the query. Consumers registered beforehand
+ * (`registeredConsumerId`) are checked the same way but never registered nor deregistered: one missing or
+ * not ACTIVE fails the query. Driver side; thread-safe: the prefetcher's thread asks for the consumers, the
+ * query's thread deregisters them on stop. Every call to Kinesis runs to its end even when the calling
+ * thread is interrupted.
  *
- * @param names the consumer name of each stream, prefix included
+ * @param consumers the consumer of each stream
  */
 private[sparkkinesis] final class StreamConsumers(
     api: KinesisApi,
-    names: Map[String, String],
+    consumers: Map[String, QueryConsumer],
     refreshIntervalMs: Long,
     clock: Clock) {
   private val log = LoggerFactory.getLogger(getClass)
@@ -29,17 +33,18 @@ private[sparkkinesis] final class StreamConsumers(
   private val consumerArns = mutable.Map.empty[String, String]
   private var checkedAt = Option.empty[Long]
 
+  /** How many consumers the query reads through. */
+  def count: Int = consumers.size
+
   /** The ARN of each stream's ACTIVE consumer; registers and waits as needed. */
   def arns(): Map[String, String] = synchronized {
     val now = clock.nowMillis()
     val due = checkedAt.forall(now - _ >= refreshIntervalMs)
-    names.foreach { case (stream, name) =>
+    consumers.foreach { case (stream, consumer) =>
       if (due || !consumerArns.contains(stream)) {
-        val arn = call("DescribeStreamConsumer", stream) {
-          ConsumerRegistration.activate(api, stream, streamArn(stream), name, clock).arn
-        }
+        val arn = call("DescribeStreamConsumer", stream)(active(stream, consumer).arn)
         consumerArns.put(stream, arn).filter(_ != arn).foreach { before =>
-          log.warn(s"The consumer $name of stream '$stream' was registered again ($before is gone; now $arn)")
+          log.warn(s"The consumer ${consumer.id} of stream '$stream' was registered again ($before is gone; now $arn)")
         }
       }
     }
@@ -47,21 +52,42 @@ private[sparkkinesis] final class StreamConsumers(
     consumerArns.toMap
   }
 
+  private def active(stream: String, consumer: QueryConsumer): ConsumerInfo = consumer match {
+    case QueryConsumer.Own(name) => ConsumerRegistration.activate(api, stream, streamArn(stream), name, clock)
+    case registered: QueryConsumer.Registered =>
+      val found = registered match {
+        case QueryConsumer.RegisteredName(name) => api.describeConsumer(streamArn(stream), name)
+        case QueryConsumer.RegisteredArn(arn) => api.describeConsumerByArn(arn)
+      }
+      found match {
+        case Some(c) if c.isActive => c
+        case Some(c) =>
+          throw KinesisErrors.registeredConsumerUnusable(stream, registered.id, s"is ${c.status}, not ACTIVE")
+        case None => throw KinesisErrors.registeredConsumerUnusable(stream, registered.id, "is not registered")
+      }
+  }
+
   /** A subscription found the consumer of `stream` gone: the next [[arns]] checks it again. */
   def lost(stream: String): Unit = synchronized {
-    log.warn(s"The consumer ${names(stream)} of stream '$stream' is gone; registering it again")
+    val what = if (consumers(stream).isInstanceOf[QueryConsumer.Own]) "registering it again" else "checking it"
+    log.warn(s"The consumer ${consumers(stream).id} of stream '$stream' is gone; $what")
     consumerArns.remove(stream)
   }
 
-  /** Deregisters every consumer of the query; failures are logged, as the query is stopping anyway. */
+  /**
+   * Deregisters every consumer the query registered (none that it was given); failures are logged, as the
+   * query is stopping anyway.
+   */
   def deregister(): Unit = synchronized {
-    names.foreach { case (stream, name) =>
-      try {
-        call("DeregisterStreamConsumer", stream)(api.deregisterConsumer(streamArn(stream), name))
-        log.info(s"Deregistered the enhanced fan-out consumer $name of stream '$stream'")
-      } catch {
-        case NonFatal(e) => log.warn(s"Could not deregister the consumer $name of stream '$stream': $e")
-      }
+    consumers.foreach {
+      case (stream, QueryConsumer.Own(name)) =>
+        try {
+          call("DeregisterStreamConsumer", stream)(api.deregisterConsumer(streamArn(stream), name))
+          log.info(s"Deregistered the enhanced fan-out consumer $name of stream '$stream'")
+        } catch {
+          case NonFatal(e) => log.warn(s"Could not deregister the consumer $name of stream '$stream': $e")
+        }
+      case _ => ()
     }
     consumerArns.clear()
   }

@@ -19,6 +19,10 @@ private[sparkkinesis] object KinesisErrors {
   def optionsIncomplete(missing: String, present: String, reason: String): KinesisIllegalArgumentException =
     argument(OptionsIncomplete, "key" -> missing, "present" -> present, "reason" -> reason)
 
+  /** Two options that exclude each other were both set; `reason` says why, as a sentence. */
+  def optionsConflict(key: String, other: String, reason: String): KinesisIllegalArgumentException =
+    argument(OptionsConflict, "key" -> key, "other" -> other, "reason" -> reason)
+
   /** `shownValue` is the value as the user may see it again: secrets arrive here already redacted. */
   def invalidOption(
       key: String,
@@ -187,6 +191,13 @@ private[sparkkinesis] object KinesisErrors {
       "name" -> name,
       "status" -> status,
       "waitedSeconds" -> (waitedMs / 1000).toString)
+
+  /**
+   * The consumer `registeredConsumerId` names for `stream` cannot be read through; `state` says why, as a
+   * phrase: "is not registered", "is CREATING, not ACTIVE".
+   */
+  def registeredConsumerUnusable(stream: String, consumer: String, state: String): KinesisException =
+    error(RegisteredConsumerUnusable, null, "stream" -> stream, "consumer" -> consumer, "state" -> state)
 
   def consumerNotFound(stream: String, name: String, cause: Throwable): KinesisIllegalArgumentException =
     argument(ConsumerNotFound, cause, "stream" -> stream, "name" -> name)

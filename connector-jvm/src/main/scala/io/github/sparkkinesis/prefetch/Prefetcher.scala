@@ -133,13 +133,18 @@ private[sparkkinesis] final class Prefetcher(
       shards.map(s => if (s.closed) s else s.copy(consumerArn = arns.get(s.shard.stream)))
   }
 
-  /** Failures that retrying does not cure: of registering consumers, or an outage that lasted too long. */
+  /**
+   * Failures that retrying does not cure: of registering consumers, a consumer registered beforehand that
+   * cannot be read through, or an outage that lasted too long.
+   */
   private def needsFix(condition: ErrorCondition): Boolean =
     Set(
       ErrorCondition.AccessDenied,
       ErrorCondition.StreamNotFound,
       ErrorCondition.ConsumerNotActive,
-      ErrorCondition.Unavailable).contains(condition)
+      ErrorCondition.RegisteredConsumerUnusable,
+      ErrorCondition.Unavailable
+    ).contains(condition)
 
   /** A shard whose prefetch failed waits before its next call, longer with each failure in a row. */
   private def pauseAfterFailure(o: ShardFetchOutcome): ShardFetchOutcome =

@@ -52,14 +52,15 @@ private[sparkkinesis] final class QueryStreams(
   lazy val consumers: Option[StreamConsumers] =
     if (!config.consumer.isEfo) None
     else {
-      val names = config.consumer.namesFor(
+      val chosen = config.consumer.consumersFor(
         config.streams,
         queryId().getOrElse(throw KinesisErrors.missingOption(KinesisOptions.ConsumerName.key, "my-query"))
       )
+      val beforehand = if (config.consumer.registered.isDefined) " registered beforehand" else ""
       log.info(
-        s"${config.description} reads through enhanced fan-out consumers " +
-          names.map { case (s, n) => s"$s: $n" }.mkString(", "))
-      val created = new StreamConsumers(api, names, config.consumer.refreshIntervalMs, clock)
+        s"${config.description} reads through the enhanced fan-out consumers$beforehand " +
+          chosen.map { case (s, c) => s"$s: ${c.id}" }.mkString(", "))
+      val created = new StreamConsumers(api, chosen, config.consumer.refreshIntervalMs, clock)
       consumersInUse = true
       Some(created)
     }

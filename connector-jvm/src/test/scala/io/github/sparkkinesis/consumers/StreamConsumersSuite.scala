@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.github.sparkkinesis.consumers
 
-import io.github.sparkkinesis.errors.KinesisException
+import io.github.sparkkinesis.config.QueryConsumer
+import io.github.sparkkinesis.errors.{ErrorCondition, KinesisException}
 import io.github.sparkkinesis.testing.{FakeKinesisApi, ManualClock}
 import org.scalatest.funsuite.AnyFunSuite
 
@@ -13,7 +14,10 @@ class StreamConsumersSuite extends AnyFunSuite {
     api.createStream("a", 1)
     api.createStream("b", 1)
     def arn(stream: String): String = api.describeStream(stream).arn
-    val consumers = new StreamConsumers(api, Map("a" -> "p_a", "b" -> "p_b"), refreshIntervalMs = 60000, clock)
+    val consumers =
+      new StreamConsumers(api, Map("a" -> QueryConsumer.Own("p_a"), "b" -> QueryConsumer.Own("p_b")), 60000, clock)
+    def handed(consumers: (String, QueryConsumer)*): StreamConsumers =
+      new StreamConsumers(api, consumers.toMap, refreshIntervalMs = 60000, clock)
   }
 
   test("consumers are registered when missing and used once ACTIVE") {
@@ -66,5 +70,36 @@ class StreamConsumersSuite extends AnyFunSuite {
     val e = intercept[KinesisException](f.consumers.arns())
     assert(e.getMessage.contains("KINESIS_CONSUMER_NOT_ACTIVE"), e.getMessage)
     assert(e.getMessage.contains("'p_a' of stream 'a'") && e.getMessage.contains("CREATING"), e.getMessage)
+  }
+
+  test("consumers registered beforehand are read through as they are: never registered nor deregistered") {
+    val f = new Fixture
+    f.api.describesUntilActive = 0
+    val a = f.api.registerConsumer(f.arn("a"), "admin_a")
+    val b = f.api.registerConsumer(f.arn("b"), "admin_b")
+    val consumers = f.handed("a" -> QueryConsumer.RegisteredName("admin_a"), "b" -> QueryConsumer.RegisteredArn(b.arn))
+    assert(consumers.arns() == Map("a" -> a.arn, "b" -> b.arn))
+    assert(consumers.count == 2)
+    consumers.lost("a")
+    assert(consumers.arns()("a") == a.arn)
+    consumers.deregister()
+    assert(f.api.calls("RegisterStreamConsumer") == 2, "only the administrator's two registrations")
+    assert(f.api.calls("DeregisterStreamConsumer") == 0)
+    assert(f.api.listConsumers(f.arn("a")).map(_.name) == Seq("admin_a"))
+  }
+
+  test("a registered consumer that is missing or not ACTIVE fails the query, naming it and its stream") {
+    val f = new Fixture
+    def failure(consumers: StreamConsumers) = intercept[KinesisException](consumers.arns())
+    val missing = failure(f.handed("a" -> QueryConsumer.RegisteredName("nobody")))
+    assert(ErrorCondition.unapply(missing).contains(ErrorCondition.RegisteredConsumerUnusable))
+    assert(missing.getMessage.contains("nobody") && missing.getMessage.contains("'a' is not registered"))
+    assert(f.api.calls("RegisterStreamConsumer") == 0, "never registered in the query's stead")
+    val gone = failure(f.handed("a" -> QueryConsumer.RegisteredArn(s"${f.arn("a")}/consumer/gone:1")))
+    assert(gone.getMessage.contains("consumer/gone:1") && gone.getMessage.contains("is not registered"))
+    f.api.describesUntilActive = 5
+    f.api.registerConsumer(f.arn("a"), "creating")
+    val creating = failure(f.handed("a" -> QueryConsumer.RegisteredName("creating")))
+    assert(creating.getMessage.contains("is CREATING, not ACTIVE"))
   }
 }

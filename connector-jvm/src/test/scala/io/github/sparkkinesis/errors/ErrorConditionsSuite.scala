@@ -26,6 +26,7 @@ class ErrorConditionsSuite extends AnyFunSuite {
     val made: Seq[Throwable with KinesisThrowable] = Seq(
       KinesisErrors.missingOption("streamName", "my-stream"),
       KinesisErrors.optionsIncomplete("awsSecretKey", "awsAccessKey", "give both."),
+      KinesisErrors.optionsConflict("streamName", "streamARN", "both name the streams."),
       KinesisErrors.invalidOption("region", "'x'", "not a region", "us-east-1"),
       KinesisErrors.unknownOption("intialPosition", "initialPosition"),
       KinesisErrors.optionNotInRealTimeMode("fetchBufferSize", "nothing is prefetched"),
@@ -52,6 +53,7 @@ class ErrorConditionsSuite extends AnyFunSuite {
       KinesisErrors.checkpointUnreadable("file:/c/offsets/3", "file:/c", "it is empty"),
       KinesisErrors.consumerNotActive("s", "c", "CREATING", 60000),
       KinesisErrors.consumerNotFound("s", "c", null),
+      KinesisErrors.registeredConsumerUnusable("s", "c", "is not registered"),
       KinesisErrors.consumerNameInvalid("no spaces"),
       KinesisErrors.prefetchFailed("KinesisSource[s]", 10, cause),
       KinesisErrors.prefetchBroken("KinesisSource[s]", cause),

@@ -15,6 +15,8 @@ class DelegatingKinesisApi(real: KinesisApi) extends KinesisApi {
   override def putRecords(stream: String, records: Seq[PutRecord]): Seq[PutResult] = real.putRecords(stream, records)
   override def describeConsumer(streamArn: String, consumerName: String): Option[ConsumerInfo] =
     real.describeConsumer(streamArn, consumerName)
+  override def describeConsumerByArn(consumerArn: String): Option[ConsumerInfo] =
+    real.describeConsumerByArn(consumerArn)
   override def registerConsumer(streamArn: String, consumerName: String): ConsumerInfo =
     real.registerConsumer(streamArn, consumerName)
   override def listConsumers(streamArn: String): Seq[ConsumerInfo] = real.listConsumers(streamArn)

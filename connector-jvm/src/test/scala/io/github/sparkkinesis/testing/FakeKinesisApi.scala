@@ -264,6 +264,12 @@ final class FakeKinesisApi(clock: ManualClock) extends KinesisApi {
     }
   }
 
+  override def describeConsumerByArn(consumerArn: String): Option[ConsumerInfo] = synchronized {
+    consumers.collectFirst {
+      case ((streamArn, name), c) if c.arn == consumerArn => describeConsumer(streamArn, name)
+    }.flatten
+  }
+
   override def registerConsumer(streamArn: String, consumerName: String): ConsumerInfo = synchronized {
     calls("RegisterStreamConsumer") += 1
     reachable()
