@@ -18,6 +18,7 @@ import pytest
 from pyspark.sql import SparkSession
 from pyspark_kinesis import KinesisOptionError, _jvm
 from pyspark_kinesis.options import (
+    ConsumerIdType,
     ConsumerMode,
     EndPosition,
     InitialPosition,
@@ -105,6 +106,29 @@ EVERY_SOURCE_OPTION = {
     "requireConsumerDeregistration": "true",
 }
 
+# What the fields above cannot say at once: streams named by ARN, read through consumers registered
+# beforehand (which excludes the query's own consumer's names, prefix and deregistration).
+BY_ARN_SOURCE_FIELD: dict[str, Any] = {
+    "stream_arns": [
+        "arn:aws:kinesis:eu-west-1:111122223333:stream/orders",
+        "arn:aws:kinesis:eu-west-1:111122223333:stream/clicks",
+    ],
+    "consumer_mode": ConsumerMode.EFO,
+    "registered_consumer_id": [
+        "arn:aws:kinesis:eu-west-1:111122223333:stream/orders/consumer/admin:1593105825",
+        "arn:aws:kinesis:eu-west-1:111122223333:stream/clicks/consumer/admin:1593105826",
+    ],
+    "registered_consumer_id_type": ConsumerIdType.ARN,
+}
+BY_ARN_SOURCE_OPTION = {
+    "streamARN": "arn:aws:kinesis:eu-west-1:111122223333:stream/orders,"
+    "arn:aws:kinesis:eu-west-1:111122223333:stream/clicks",
+    "consumerMode": "efo",
+    "registeredConsumerId": "arn:aws:kinesis:eu-west-1:111122223333:stream/orders/consumer/admin:1593105825,"
+    "arn:aws:kinesis:eu-west-1:111122223333:stream/clicks/consumer/admin:1593105826",
+    "registeredConsumerIdType": "arn",
+}
+
 # A batch read takes what reading and the stream share, and where the read ends.
 EVERY_BATCH_FIELD: dict[str, Any] = {
     **AWS_FIELDS,
@@ -144,6 +168,8 @@ STREAMING_ONLY_OPTIONS = {
     "consumerNamePrefix",
     "consumerRefreshInterval",
     "requireConsumerDeregistration",
+    "registeredConsumerId",
+    "registeredConsumerIdType",
 }
 
 # Streaming queries' offsets as their progress shows them (endOffset), of a stream named "s": every version
@@ -193,6 +219,11 @@ def readme_table(marker: str) -> dict[str, str]:
 
 def test_every_field_becomes_its_jvm_option_as_the_jvm_spells_it() -> None:
     assert KinesisSourceOptions(**EVERY_SOURCE_FIELD).to_options() == EVERY_SOURCE_OPTION
+    assert KinesisSourceOptions(**BY_ARN_SOURCE_FIELD).to_options() == BY_ARN_SOURCE_OPTION
+    by_arn = KinesisBatchReadOptions(stream_arns=BY_ARN_SOURCE_FIELD["stream_arns"]).to_options()
+    assert by_arn == {"streamARN": BY_ARN_SOURCE_OPTION["streamARN"]}
+    sink = KinesisSinkOptions(stream_arn="arn:aws:kinesis:eu-west-1:111122223333:stream/orders")
+    assert sink.to_options() == {"streamARN": "arn:aws:kinesis:eu-west-1:111122223333:stream/orders"}
     assert KinesisBatchReadOptions(**EVERY_BATCH_FIELD).to_options() == EVERY_BATCH_OPTION
     assert KinesisSinkOptions(**EVERY_SINK_FIELD).to_options() == EVERY_SINK_OPTION
 
@@ -215,7 +246,8 @@ def test_a_batch_read_takes_no_option_of_a_stream_and_a_stream_no_end() -> None:
     assert len(streaming_only) == len(STREAMING_ONLY_OPTIONS)
     for name in streaming_only:
         with pytest.raises(TypeError, match=name):
-            KinesisBatchReadOptions(stream_names="s", **{name: EVERY_SOURCE_FIELD[name]})
+            value = {**EVERY_SOURCE_FIELD, **BY_ARN_SOURCE_FIELD}[name]
+            KinesisBatchReadOptions(stream_names="s", **{name: value})
     with pytest.raises(TypeError, match="end_position"):
         KinesisSourceOptions(stream_names="s", end_position=EndPosition.LATEST)  # type: ignore[call-arg]
 
@@ -370,7 +402,14 @@ SOURCE_REFUSALS: list[tuple[dict[str, Any], str, str, str]] = [
     ({"stream_names": "a,b,a"}, "stream_names", "streamName", "a stream is named twice: a"),
     ({"stream_names": "a,,b"}, "stream_names", "streamName", "it has an empty stream name"),
     ({"stream_names": []}, "stream_names", "streamName", "expected a non-empty list of stream names"),
-    ({"stream_names": None}, "stream_names", "streamName", "expected a non-empty list of stream names"),
+    ({"stream_names": None}, "stream_names", "streamName", "either by name (stream_names) or by ARN"),
+    (
+        {"stream_arns": "arn:aws:kinesis:eu-west-1:111122223333:stream/a"},
+        "stream_arns",
+        "streamARN",
+        "stream_names names the streams already",
+    ),
+    ({"stream_arns": "a"}, "stream_arns", "streamARN", "'a' is not a stream ARN (arn:aws:kinesis:"),
     (
         {"initial_position": "latest"},
         "initial_position",
@@ -647,12 +686,37 @@ def test_a_bad_sink_value_is_refused_naming_field_option_value_and_what_is_accep
     assert accepted in str(refused.value), refused.value
 
 
-def test_option_errors_are_value_errors_and_a_missing_stream_is_a_type_error() -> None:
+def test_option_errors_are_value_errors_and_a_missing_stream_is_one_too() -> None:
     assert issubclass(KinesisOptionError, ValueError)
-    with pytest.raises(TypeError, match="stream_names"):
-        KinesisSourceOptions()  # type: ignore[call-arg]
-    with pytest.raises(TypeError, match="stream_names"):
-        KinesisBatchReadOptions()  # type: ignore[call-arg]
+    with pytest.raises(KinesisOptionError, match="stream_names"):
+        KinesisSourceOptions()
+    with pytest.raises(KinesisOptionError, match="stream_names"):
+        KinesisBatchReadOptions()
+
+
+def test_streams_are_named_by_arn_and_read_through_registered_consumers() -> None:
+    orders = "arn:aws:kinesis:eu-west-1:111122223333:stream/orders"
+    with pytest.raises(KinesisOptionError, match=r"stream_arns \(option streamARN\) is 'orders': "):
+        KinesisSourceOptions(stream_arns="orders")
+    with pytest.raises(KinesisOptionError, match="give the stream by name or by ARN"):
+        KinesisSinkOptions(stream_name="orders", stream_arn=orders)
+    with pytest.raises(KinesisOptionError, match="the sink writes to one stream"):
+        KinesisSinkOptions(stream_arn=f"{orders},{orders}")
+    efo = {"stream_arns": orders, "consumer_mode": ConsumerMode.EFO}
+    by_name = KinesisSourceOptions(**efo, registered_consumer_id="admin").to_options()
+    assert by_name["registeredConsumerId"] == "admin"
+    with pytest.raises(KinesisOptionError, match=r"registered_consumer_id_type=ConsumerIdType\.ARN"):
+        KinesisSourceOptions(**efo, registered_consumer_id=f"{orders}/consumer/admin:1")
+    with pytest.raises(KinesisOptionError, match="one consumer ARN per stream"):
+        KinesisSourceOptions(
+            stream_names="a,b",
+            consumer_mode=ConsumerMode.EFO,
+            registered_consumer_id=f"{orders}/consumer/admin:1",
+            registered_consumer_id_type=ConsumerIdType.ARN,
+        )
+    for other, value in (("consumer_name", "mine"), ("require_consumer_deregistration", True)):
+        with pytest.raises(KinesisOptionError, match=f"^{other} "):
+            KinesisSourceOptions(**efo, registered_consumer_id="admin", **{other: value})
 
 
 def test_with_polling_the_consumer_name_count_is_not_checked_as_the_jvm_ignores_it() -> None:
@@ -714,12 +778,17 @@ def test_builders_are_frozen_and_replace_checks_the_new_value() -> None:
 
 
 def test_jvm_keys_cover_every_key_to_options_gives() -> None:
-    for builder, every in (
-        (KinesisSourceOptions, EVERY_SOURCE_FIELD),
-        (KinesisBatchReadOptions, EVERY_BATCH_FIELD),
-        (KinesisSinkOptions, EVERY_SINK_FIELD),
+    arns = {"stream_arns": BY_ARN_SOURCE_FIELD["stream_arns"]}
+    for builder, every, also in (
+        (KinesisSourceOptions, EVERY_SOURCE_FIELD, BY_ARN_SOURCE_FIELD),
+        (KinesisBatchReadOptions, EVERY_BATCH_FIELD, arns),
+        (
+            KinesisSinkOptions,
+            EVERY_SINK_FIELD,
+            {"stream_arn": "arn:aws:kinesis:eu-west-1:111122223333:stream/a"},
+        ),
     ):
-        given = builder(**every).to_options()
+        given = {**builder(**every).to_options(), **builder(**also).to_options()}
         assert set(given) == set(builder.jvm_keys()), builder.__name__
         assert len(builder.jvm_keys()) == len(dataclasses.fields(builder)) == len(set(builder.jvm_keys()))
 
@@ -727,7 +796,7 @@ def test_jvm_keys_cover_every_key_to_options_gives() -> None:
 def test_keys_and_defaults_are_those_of_the_readme_tables_generated_from_the_jvm_registry() -> None:
     source = readme_table("options")
     assert KinesisSourceOptions.jvm_defaults() == source
-    shared = ["streamName", *(k for k in AWS_OPTIONS)]
+    shared = ["streamName", "streamARN", *(k for k in AWS_OPTIONS)]
     assert KinesisSinkOptions.jvm_defaults() == {
         **{k: source[k] for k in shared},
         **readme_table("sink-options"),
@@ -744,7 +813,8 @@ def test_keys_and_defaults_are_those_of_the_readme_tables_generated_from_the_jvm
 
 def test_the_package_exports_the_builders() -> None:
     builders = ("KinesisBatchReadOptions", "KinesisSinkOptions", "KinesisSourceOptions")
-    for name in ("ConsumerMode", "EndPosition", "InitialPosition", *builders, "NullData"):
+    enums = ("ConsumerIdType", "ConsumerMode", "EndPosition", "InitialPosition", "NullData")
+    for name in (*enums, *builders):
         assert name in pyspark_kinesis.__all__ and getattr(pyspark_kinesis, name) is not None
     assert pyspark_kinesis.__version__
 
@@ -769,6 +839,8 @@ def test_the_jvm_accepts_every_value_the_builders_give(spark: SparkSession) -> N
         **KinesisSourceOptions(**EVERY_SOURCE_FIELD).to_options()
     ).load()
     spark.readStream.format("kinesis").options(**KinesisSinkOptions(**EVERY_SINK_FIELD).to_options()).load()
+    by_arn = KinesisSourceOptions(**BY_ARN_SOURCE_FIELD).to_options()
+    spark.readStream.format("kinesis").options(**by_arn).load()
     spark.read.format("kinesis").options(**KinesisBatchReadOptions(**EVERY_BATCH_FIELD).to_options()).load()
     for offset in (OFFSET_V1, OFFSET_V2, json.loads(OFFSET_V3)):
         after = KinesisSourceOptions(stream_names="s", region="us-east-1", initial_position=offset)
@@ -931,17 +1003,19 @@ def test_the_builders_and_the_jvm_accept_and_refuse_the_same_values(spark: Spark
         for f in dataclasses.fields(builder):
             spec = f.metadata["jvm"]
             option = next(o for o in exported[side] if o["key"] == spec.key)
-            if builder is KinesisSinkOptions and spec.key == "streamName":
+            if builder is KinesisSinkOptions and spec.key in ("streamName", "streamARN"):
                 continue  # the sink's one stream: the JVM refuses several when it plans the write
             enum = {
                 "consumerMode": ConsumerMode,
                 "nullData": NullData,
                 "initialPosition": InitialPosition,
                 "endPosition": EndPosition,
+                "registeredConsumerIdType": ConsumerIdType,
             }.get(spec.key)
             for value, text in _cases(option["rule"], enum):
                 try:
-                    builder(**{**base, f.name: value})
+                    # Streams are named by name or by ARN, not both.
+                    builder(**{**(base if spec.key != "streamARN" else {}), f.name: value})
                     python = True
                 except KinesisOptionError:
                     python = False

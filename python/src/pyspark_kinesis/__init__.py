@@ -28,6 +28,7 @@ from pyspark_kinesis.errors import (
     kinesis_cause,
 )
 from pyspark_kinesis.options import (
+    ConsumerIdType,
     ConsumerMode,
     EndPosition,
     InitialPosition,
@@ -40,6 +41,7 @@ from pyspark_kinesis.spark import configure_spark_with_kinesis
 from pyspark_kinesis.triggers import real_time
 
 __all__ = [
+    "ConsumerIdType",
     "ConsumerInfo",
     "ConsumerMode",
     "EndPosition",

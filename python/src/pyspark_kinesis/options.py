@@ -43,6 +43,7 @@ from urllib.parse import SplitResult, urlsplit
 from pyspark_kinesis.errors import KinesisOptionError
 
 __all__ = [
+    "ConsumerIdType",
     "ConsumerMode",
     "EndPosition",
     "InitialPosition",
@@ -87,6 +88,15 @@ class ConsumerMode(Enum):
     POLLING = "polling"
     #: Enhanced fan-out: a registered consumer with its own 2 MB/s per shard.
     EFO = "efo"
+
+
+class ConsumerIdType(Enum):
+    """What ``registered_consumer_id`` gives (option ``registeredConsumerIdType``)."""
+
+    #: Consumer names (the JVM's default).
+    NAME = "name"
+    #: Consumer ARNs, one per stream.
+    ARN = "arn"
 
 
 class NullData(Enum):
@@ -245,30 +255,31 @@ def _size(low: int, high: int, units: dict[str, int]) -> _ToJvm:
     return to_jvm
 
 
-def _names(value: Any, kind: str) -> list[str]:
-    """A comma-separated string or a list of names, each stripped, as the JVM splits them."""
+def _names(value: Any, kind: str, noun: str = "name") -> list[str]:
+    """A comma-separated string or a list of names (or ARNs, ids: ``noun``), each stripped, as the JVM
+    splits them."""
     if isinstance(value, str):
         names = value.split(",")
     elif isinstance(value, (list, tuple)) and value and all(isinstance(n, str) for n in value):
         names = list(value)
     else:
         raise _Refused(
-            f"expected a non-empty list of {kind} names, or one string of them separated by commas"
+            f"expected a non-empty list of {kind} {noun}s, or one string of them separated by commas"
         )
     names = [n.strip() for n in names]
     if "" in names:
-        raise _Refused(f"it has an empty {kind} name; separate names with single commas")
+        raise _Refused(f"it has an empty {kind} {noun}; separate {noun}s with single commas")
     return names
 
 
 def _name_list(rule: dict[str, Any]) -> _ToJvm:
-    pattern, accepted, what = _pattern(rule), rule["accepted"], rule["what"]
+    pattern, accepted, what, noun = _pattern(rule), rule["accepted"], rule["what"], rule["noun"]
 
     def to_jvm(value: Any) -> str:
-        names = _names(value, what)
+        names = _names(value, what, noun)
         for name in names:
             if not pattern.fullmatch(name):
-                raise _Refused(f"{name!r} is not a {what} name ({accepted})")
+                raise _Refused(f"{name!r} is not a {what} {noun} ({accepted})")
         twice = sorted({n for n in names if names.count(n) > 1}) if rule["distinct"] else []
         if twice:
             raise _Refused(f"a {what} is named twice: {', '.join(twice)}")
@@ -278,18 +289,18 @@ def _name_list(rule: dict[str, Any]) -> _ToJvm:
 
 
 def _one_stream(rule: dict[str, Any]) -> _ToJvm:
-    pattern, accepted = _pattern(rule), rule["accepted"]
+    pattern, accepted, noun = _pattern(rule), rule["accepted"], rule["noun"]
 
     def to_jvm(value: Any) -> str:
         if not isinstance(value, str):
-            raise _Refused("expected one stream name (a str)")
+            raise _Refused(f"expected one stream {noun} (a str)")
         if "," in value:
             raise _Refused(
                 "the sink writes to one stream; to write to several, give each row its stream in a column"
                 " named stream"
             )
         if not pattern.fullmatch(value.strip()):
-            raise _Refused(f"expected a stream name: {accepted}")
+            raise _Refused(f"expected a stream {noun}: {accepted}")
         return value.strip()
 
     return to_jvm
@@ -609,7 +620,11 @@ class _KinesisReadOptions(_KinesisOptions):
     """What streaming and batch reads share: the streams, where reading starts, and how shards are read."""
 
     #: The streams to read (``streamName``): 1 to 128 of letters, digits, ``_.-`` each, no duplicates.
-    stream_names: list[str] | str = field(metadata=_jvm("streamName"))
+    #: Give this or ``stream_arns``.
+    stream_names: list[str] | str | None = field(default=None, metadata=_jvm("streamName"))
+    #: Instead of ``stream_names``: the streams' ARNs (``streamARN``), which every call then names them by,
+    #: as reading another account's stream through its resource policy requires; the region is theirs.
+    stream_arns: list[str] | str | None = field(default=None, metadata=_jvm("streamARN"))
     #: Where a new streaming query, or a batch read, starts (``initialPosition``): an
     #: :class:`InitialPosition`, a timezone-aware datetime for ``at_timestamp``, or a streaming query's
     #: offset (its progress's ``endOffset``, JSON text or a dict) to start after its positions. Left
@@ -633,10 +648,19 @@ class _KinesisReadOptions(_KinesisOptions):
     )
 
     def __post_init__(self) -> None:
-        """Checks every field, then that the query offsets given as positions are of the streams read, as
-        the JVM does."""
+        """Checks every field, that the streams are named one way, then that the query offsets given as
+        positions are of the streams read, as the JVM does."""
         super().__post_init__()
-        streams = self._jvm_value("stream_names").split(",")
+        if self.stream_names is None and self.stream_arns is None:
+            raise self._refusal(
+                "stream_names",
+                "give the streams to read either by name (stream_names) or by ARN (stream_arns)",
+            )
+        if self.stream_names is not None and self.stream_arns is not None:
+            raise self._refusal(
+                "stream_arns", "stream_names names the streams already; give them by name or by ARN, not both"
+            )
+        streams = self._streams()
         for name in self._positions():
             others = [s for s in _offset_streams(self._jvm_value(name)) if s not in streams]
             if others:
@@ -645,6 +669,12 @@ class _KinesisReadOptions(_KinesisOptions):
                     f"it has positions in stream {others[0]!r}, which stream_names ({','.join(streams)}) "
                     "does not name",
                 )
+
+    def _streams(self) -> list[str]:
+        """The names of the streams read: given, or the last part of each ARN."""
+        if self.stream_arns is not None:
+            return [arn.rsplit("/", 1)[1] for arn in self._jvm_value("stream_arns").split(",")]
+        return self._jvm_value("stream_names").split(",")
 
     def _positions(self) -> list[str]:
         """The fields that say where reading starts or ends and are set."""
@@ -712,6 +742,16 @@ class KinesisSourceOptions(_KinesisReadOptions):
     require_consumer_deregistration: bool | None = field(
         default=None, metadata=_jvm("requireConsumerDeregistration")
     )
+    #: efo: a consumer registered beforehand to read through (``registeredConsumerId``), by name or ARN as
+    #: ``registered_consumer_id_type`` says: one name for all streams, or one per stream in their order. The
+    #: query then never registers or deregisters a consumer.
+    registered_consumer_id: list[str] | str | None = field(
+        default=None, metadata=_jvm("registeredConsumerId")
+    )
+    #: efo: whether ``registered_consumer_id`` gives names or ARNs (``registeredConsumerIdType``).
+    registered_consumer_id_type: ConsumerIdType | None = field(
+        default=None, metadata=_jvm("registeredConsumerIdType", choices=ConsumerIdType)
+    )
 
     def __post_init__(self) -> None:
         """Checks every field and the offsets' streams, then, with enhanced fan-out, the consumer names
@@ -719,7 +759,10 @@ class KinesisSourceOptions(_KinesisReadOptions):
         super().__post_init__()
         if self.consumer_mode is not ConsumerMode.EFO:
             return
-        streams = self._jvm_value("stream_names").split(",")
+        streams = self._streams()
+        if self.registered_consumer_id is not None:
+            self._check_registered(streams)
+            return
         names = None if self.consumer_name is None else self._jvm_value("consumer_name").split(",")
         if names is not None and len(names) not in (1, len(streams)):
             raise self._refusal(
@@ -738,6 +781,36 @@ class KinesisSourceOptions(_KinesisReadOptions):
                 f"{longest} characters long; Kinesis allows at most {max_length} "
                 f"(without consumer_name the name is the query's id, {query_id_length} characters)",
             )
+
+    def _check_registered(self, streams: list[str]) -> None:
+        """A registered consumer: none of the query's own consumer's fields, and an id per stream (or one
+        name for all), as the JVM checks them."""
+        for other in ("consumer_name", "consumer_name_prefix"):
+            if getattr(self, other) is not None:
+                raise self._refusal(
+                    other,
+                    "it names the consumer a query registers itself; with registered_consumer_id it "
+                    "registers none",
+                )
+        if self.require_consumer_deregistration:
+            raise self._refusal(
+                "require_consumer_deregistration",
+                "a query never deregisters a consumer it was given (registered_consumer_id)",
+            )
+        ids = self._jvm_value("registered_consumer_id").split(",")
+        by_arn = self.registered_consumer_id_type is ConsumerIdType.ARN
+        if len(ids) != len(streams) and (by_arn or len(ids) != 1):
+            each = "one consumer ARN per stream" if by_arn else "one name for all streams, or one per stream"
+            raise self._refusal(
+                "registered_consumer_id",
+                f"it names {len(ids)} consumers for {len(streams)} streams; give {each}",
+            )
+        for consumer in ids:
+            if by_arn != consumer.startswith("arn:"):
+                kind = "ConsumerIdType.ARN" if consumer.startswith("arn:") else "ConsumerIdType.NAME"
+                raise self._refusal(
+                    "registered_consumer_id", f"{consumer!r} needs registered_consumer_id_type={kind}"
+                )
 
 
 @_builder
@@ -803,6 +876,8 @@ class KinesisSinkOptions(_KinesisOptions):
 
     #: The one stream rows without a ``stream`` column (or with a null one) go to (``streamName``).
     stream_name: str | None = field(default=None, metadata=_jvm("streamName", one_stream=True))
+    #: Instead of ``stream_name``: that stream's ARN (``streamARN``), which every write then names it by.
+    stream_arn: str | None = field(default=None, metadata=_jvm("streamARN", one_stream=True))
     #: What to do with a row whose data is null (``nullData``).
     null_data: NullData | None = field(default=None, metadata=_jvm("nullData", choices=NullData))
     #: PutRecords requests one task has under way at once (``maxInFlightRequests``), 1 to 64.
@@ -813,3 +888,11 @@ class KinesisSinkOptions(_KinesisOptions):
     kpl_aggregation: bool | None = field(default=None, metadata=_jvm("kplAggregation"))
     #: The most bytes of one aggregated record (``kplAggregationMaxSize``), 1kb to 1mb.
     kpl_aggregation_max_size: int | str | None = field(default=None, metadata=_jvm("kplAggregationMaxSize"))
+
+    def __post_init__(self) -> None:
+        """Checks every field, and that the stream is named one way at most, as the JVM does."""
+        super().__post_init__()
+        if self.stream_name is not None and self.stream_arn is not None:
+            raise self._refusal(
+                "stream_arn", "stream_name names the stream already; give the stream by name or by ARN"
+            )

@@ -30,7 +30,7 @@ private[sparkkinesis] object ClientUse {
       Action("GetShardIterator"),
       Action("GetRecords"),
       Action("DescribeStreamSummary"),
-      Action("RegisterStreamConsumer", Some("consumerMode efo")),
+      Action("RegisterStreamConsumer", Some("consumerMode efo without registeredConsumerId")),
       Action("DescribeStreamConsumer", Some("consumerMode efo"), onConsumers = true),
       Action("SubscribeToShard", Some("consumerMode efo"), onConsumers = true),
       Action("DeregisterStreamConsumer", Some("consumerMode efo and requireConsumerDeregistration"), onConsumers = true)

@@ -455,7 +455,7 @@ private[sparkkinesis] object KinesisOptions {
 
   private def markdownTable(specs: Seq[OptionSpec[_]]): String = {
     val rows = specs.map { s =>
-      val default = s.default.map(d => s"`$d`").getOrElse(if (s == StreamName) "required (or streamARN)" else "")
+      val default = s.default.map(d => s"`$d`").getOrElse(if (s == StreamName) "required" else "")
       s"| `${s.key}` | $default | ${s.doc.replace("|", "\\|")} |"
     }
     ("| option | default | meaning |" +: "| --- | --- | --- |" +: rows).mkString("\n")

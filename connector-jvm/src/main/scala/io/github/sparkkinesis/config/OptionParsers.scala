@@ -98,23 +98,25 @@ private[sparkkinesis] object OptionParsers {
 
   /**
    * Names of a kind of thing (`what`: stream, consumer), comma-separated, each matching `name` whole
-   * (`accepted` says what that is); with `distinct`, none twice. `more` describes further rules, kept by
-   * those who take the names.
+   * (`accepted` says what that is); with `distinct`, none twice. `noun` is what each is of the thing: its
+   * name, its ARN, its id. `more` describes further rules, kept by those who take the names.
    */
   private def names(
       what: String,
       name: Regex,
       accepted: String,
       distinct: Boolean,
+      noun: String,
       more: (String, Any)*): OptionRule[Seq[String]] =
     new OptionRule(
       "names",
-      Seq("what" -> what, "regex" -> name.regex, "accepted" -> accepted, "distinct" -> distinct) ++ more,
+      Seq("what" -> what, "noun" -> noun, "regex" -> name.regex, "accepted" -> accepted, "distinct" -> distinct) ++
+        more,
       raw => {
         val names = raw.split(",", -1).map(_.trim).toSeq
         names.find(n => n.isEmpty || !name.pattern.matcher(n).matches()) match {
-          case Some("") => Left(s"it has an empty $what name; separate names with single commas")
-          case Some(bad) => Left(s"'$bad' is not a $what name ($accepted)")
+          case Some("") => Left(s"it has an empty $what $noun; separate ${noun}s with single commas")
+          case Some(bad) => Left(s"'$bad' is not a $what $noun ($accepted)")
           case None if distinct && names.distinct.size != names.size => Left(s"a $what is named twice")
           case None => Right(names)
         }
@@ -122,11 +124,12 @@ private[sparkkinesis] object OptionParsers {
     )
 
   val streamNames: OptionRule[Seq[String]] =
-    names("stream", KinesisNames.Stream, KinesisNames.StreamAccepted, distinct = true)
+    names("stream", KinesisNames.Stream, KinesisNames.StreamAccepted, distinct = true, noun = "name")
 
   /** Stream ARNs, none twice; `streamARN` checks what they say together (one name each, one region). */
   val streamArns: OptionRule[Seq[StreamArn]] =
-    names("stream ARN", StreamArn.Pattern.r, StreamArn.Accepted, distinct = true).map(_.flatMap(StreamArn.parse))
+    names("stream", StreamArn.Pattern.r, StreamArn.Accepted, distinct = true, noun = "ARN")
+      .map(_.flatMap(StreamArn.parse))
 
   /**
    * Consumers registered beforehand: names or consumer ARNs, as `registeredConsumerIdType` says, which is
@@ -134,10 +137,11 @@ private[sparkkinesis] object OptionParsers {
    */
   val consumerIds: OptionRule[Seq[String]] =
     names(
-      "consumer id",
+      "consumer",
       s"(?:${KinesisNames.ConsumerChars.regex}|${StreamArn.ConsumerPattern})".r,
       s"a consumer name (${KinesisNames.ConsumerAccepted}) or a consumer ARN",
-      distinct = false
+      distinct = false,
+      noun = "id"
     )
 
   /** Consumer names: their characters here; their length once the query's id may stand in for them. */
@@ -146,6 +150,7 @@ private[sparkkinesis] object OptionParsers {
     KinesisNames.ConsumerChars,
     KinesisNames.ConsumerAccepted,
     distinct = false,
+    noun = "name",
     "maxLength" -> KinesisNames.MaxConsumerNameLength,
     "queryIdLength" -> KinesisNames.QueryIdLength
   )

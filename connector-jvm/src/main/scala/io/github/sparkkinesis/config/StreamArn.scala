@@ -20,7 +20,7 @@ private[sparkkinesis] object StreamArn {
   /** A stream ARN, whole. */
   val Pattern: String = s"arn:$Partition:kinesis:$Region:$Account:stream/${KinesisNames.Stream.regex}"
 
-  val Accepted = "a stream ARN: arn:aws:kinesis:<region>:<12-digit account>:stream/<name>"
+  val Accepted = "arn:aws:kinesis:<region>:<12-digit account>:stream/<name>"
 
   val Example = "arn:aws:kinesis:us-east-1:123456789012:stream/my-stream"
 

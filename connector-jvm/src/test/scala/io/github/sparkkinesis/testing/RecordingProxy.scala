@@ -18,7 +18,6 @@ import com.sun.net.httpserver.{HttpExchange, HttpServer}
 final class RecordingProxy(target: String) extends AutoCloseable {
   import RecordingProxy.Call
 
-
   private val recorded = new ConcurrentLinkedQueue[Call]()
   private val client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build()
   private val pool = Executors.newFixedThreadPool(8)
