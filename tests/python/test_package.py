@@ -163,6 +163,9 @@ def test_the_command_line_registers_lists_and_deregisters_consumers(kinesis: Kin
     assert listed.returncode == 0, listed.stderr
     consumers = [json.loads(line) for line in listed.stdout.splitlines() if line.startswith("{")]
     assert [(c["name"], c["arn"], c["status"]) for c in consumers] == [("spark-kinesis_cli", arn, "ACTIVE")]
+    by_arn = _cli(kinesis, "consumers", "list", "--stream", arn.split("/consumer/")[0], "--json")
+    assert by_arn.returncode == 0, by_arn.stderr
+    assert [json.loads(line)["arn"] for line in by_arn.stdout.splitlines() if line.startswith("{")] == [arn]
 
     gone = _cli(kinesis, "consumers", "deregister", "--stream", stream, "--name", "spark-kinesis_cli")
     assert gone.returncode == 0, gone.stderr

@@ -33,12 +33,14 @@ def _parser() -> argparse.ArgumentParser:
         ("deregister", "deregister a consumer"),
     ):
         action = actions.add_parser(name, help=help_text)
-        action.add_argument("--stream", required=True, help="the stream's name")
+        action.add_argument("--stream", required=True, help="the stream's name or ARN")
         if name != "list":
             action.add_argument("--name", required=True, help="the consumer's name, as registered")
         else:
             action.add_argument("--json", action="store_true", help="print JSON lines instead of a table")
-        action.add_argument("--region", help="AWS region (default: the endpoint's, else the SDK's chain)")
+        action.add_argument(
+            "--region", help="AWS region (default: a stream ARN's, else the endpoint's, else the SDK's chain)"
+        )
         action.add_argument("--endpoint", help="Kinesis endpoint URL")
         action.add_argument("--role-arn", help="an IAM role to assume")
         action.add_argument("--role-external-id", help="the external id the role requires")
@@ -50,6 +52,10 @@ def _parser() -> argparse.ArgumentParser:
 def _options(args: argparse.Namespace) -> dict[str, str]:
     """The connector's options the command line gives, checked and keyed as the option builders do."""
     given = {name: getattr(args, name) for name in _OPTION_FIELDS}
+    if given["region"] is None and args.stream.startswith("arn:"):
+        given["region"] = args.stream.split(":")[
+            3
+        ]  # arn:<partition>:kinesis:<region>:<account>:stream/<name>
     return _KinesisOptions(**given).to_options()
 
 

@@ -57,8 +57,8 @@ class KinesisConsumerManager:
         self._manager: Any = _jvm.call(lambda: manager_class.create(_jvm.java_map(given)))
 
     def list_consumers(self, stream: str) -> list[ConsumerInfo]:
-        """The consumers registered with ``stream`` (its name, or its ARN: another account's stream shared by a
-        resource policy must be given by ARN).
+        """The consumers registered with ``stream``: its name, or its ARN (another account's stream shared by
+        a resource policy must be given by ARN; so may ``stream`` of the other methods).
 
         :raises KinesisStreamNotFoundError: if the stream does not exist
         :raises KinesisAccessDeniedError: if ListStreamConsumers is denied
