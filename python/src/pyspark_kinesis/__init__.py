@@ -35,6 +35,7 @@ from pyspark_kinesis.options import (
     KinesisSinkOptions,
     KinesisSourceOptions,
     NullData,
+    ShardSequenceNumbers,
 )
 from pyspark_kinesis.spark import configure_spark_with_kinesis
 from pyspark_kinesis.triggers import real_time
@@ -59,6 +60,7 @@ __all__ = [
     "KinesisUnavailableError",
     "KinesisWriteError",
     "NullData",
+    "ShardSequenceNumbers",
     "__version__",
     "configure_spark_with_kinesis",
     "kinesis_cause",

@@ -35,8 +35,10 @@ private[sparkkinesis] object KinesisOptions {
       "latest",
       "Where a new query, or a batch read, starts: latest, trim_horizon, earliest (alias of trim_horizon), " +
         """at_timestamp as JSON, e.g. {"at_timestamp": "06/25/2020 10:23:45 PDT", "format": "MM/dd/yyyy """ +
-        """HH:mm:ss ZZZ"}, or a streaming query's offset JSON (its progress's endOffset), to read what came """ +
-        "after it. A batch read starts at trim_horizon when it is not set.",
+        """HH:mm:ss ZZZ"}, sequence numbers per shard as JSON, {"at_sequence_number": {"<stream>": """ +
+        """{"<shardId>": "<seq>"}}, "after_sequence_number": {...}} (shards not named from their start), """ +
+        "or a streaming query's offset JSON (its progress's endOffset), to read what came after it. A batch " +
+        "read starts at trim_horizon when it is not set.",
       "trim_horizon"
     )(new OptionRule("position", Seq("values" -> Seq("latest", "trim_horizon", "earliest")), InitialPosition.parse))
 

@@ -82,7 +82,7 @@ class KinesisSourceConfigSuite extends AnyFunSuite {
   test("malformed at_timestamp values say what is wrong") {
     assert(failure(base + ("initialPosition" -> "at_timestamp")).contains("needs a timestamp"))
     assert(failure(base + ("initialPosition" -> "{at_timestamp}")).contains("not valid JSON"))
-    assert(failure(base + ("initialPosition" -> """{"timestamp": "x"}""")).contains("neither a field \"at_timestamp\""))
+    assert(failure(base + ("initialPosition" -> """{"timestamp": "x"}""")).contains("no field \"at_timestamp\""))
     assert(failure(base + ("initialPosition" -> """{"at_timestamp": "June 25"}""")).contains("add a \"format\" field"))
     val wrongFormat = """{"at_timestamp": "06/25/2020", "format": "yyyy-MM-dd"}"""
     assert(failure(base + ("initialPosition" -> wrongFormat)).contains("does not match the format 'yyyy-MM-dd'"))
