@@ -118,6 +118,7 @@ EVERY_BATCH_FIELD: dict[str, Any] = {
     "max_fetch_rate": 1.5,
     "min_fetch_period": dt.timedelta(milliseconds=210),
     "consumer_mode": ConsumerMode.POLLING,
+    "max_partitions": 3,
 }
 EVERY_BATCH_OPTION = {
     **AWS_OPTIONS,
@@ -130,6 +131,7 @@ EVERY_BATCH_OPTION = {
     "maxFetchRate": "1.5",
     "minFetchPeriod": "210ms",
     "consumerMode": "polling",
+    "maxPartitions": "3",
 }
 # What a streaming read takes and a batch read refuses at .load() (KINESIS_OPTION_NOT_IN_BATCH_READ).
 STREAMING_ONLY_OPTIONS = {
@@ -334,6 +336,18 @@ def test_sequence_numbers_are_no_end_and_name_only_the_streams_read() -> None:
     with pytest.raises(KinesisOptionError) as refused:
         KinesisSourceOptions(stream_names="s", initial_position='{"at_sequence_number": {"s": {"x": "1"}}}')
     assert "InitialPosition.at_sequence_numbers" in str(refused.value)
+
+
+def test_max_partitions_is_sent_as_maxpartitions_and_not_with_shards_per_task() -> None:
+    assert KinesisSourceOptions(stream_names="s", max_partitions=8).to_options()["maxPartitions"] == "8"
+    assert KinesisBatchReadOptions(stream_names="s", max_partitions=2).to_options()["maxPartitions"] == "2"
+    with pytest.raises(KinesisOptionError) as refused:
+        KinesisSourceOptions(stream_names="s", max_partitions=8, shards_per_task=5)
+    assert str(refused.value).startswith(
+        "max_partitions (option maxPartitions) is 8: it cannot be given with"
+    )
+    with pytest.raises(KinesisOptionError):
+        KinesisSourceOptions(stream_names="s", max_partitions=0)
 
 
 def test_a_batch_read_may_end_where_it_starts_and_at_the_same_millisecond_as_the_jvm_holds_instants() -> None:
@@ -772,7 +786,9 @@ def test_jvm_keys_cover_every_key_to_options_gives() -> None:
         (KinesisSinkOptions, EVERY_SINK_FIELD),
     ):
         given = builder(**every).to_options()
-        assert set(given) == set(builder.jvm_keys()), builder.__name__
+        # maxPartitions and shardsPerTask exclude each other: the streaming read's every field has the latter.
+        exclusive = {"maxPartitions"} if builder is KinesisSourceOptions else set()
+        assert set(given) | exclusive == set(builder.jvm_keys()), builder.__name__
         assert len(builder.jvm_keys()) == len(dataclasses.fields(builder)) == len(set(builder.jvm_keys()))
 
 

@@ -739,6 +739,9 @@ class _KinesisReadOptions(_KinesisOptions):
     consumer_mode: ConsumerMode | None = field(
         default=None, metadata=_jvm("consumerMode", choices=ConsumerMode)
     )
+    #: How many Spark tasks a read is split into (``maxPartitions``), at least 1: a prefetch job's tasks,
+    #: or a batch read's. Not with ``shards_per_task``. Not in real-time mode.
+    max_partitions: int | None = field(default=None, metadata=_jvm("maxPartitions"))
 
     def __post_init__(self) -> None:
         """Checks every field, then that the query offsets given as positions are of the streams read, as
@@ -823,8 +826,16 @@ class KinesisSourceOptions(_KinesisReadOptions):
 
     def __post_init__(self) -> None:
         """Checks every field and the offsets' streams, then, with enhanced fan-out, the consumer names
-        against the streams as the JVM does (with polling the JVM ignores them)."""
+        against the streams as the JVM does (with polling the JVM ignores them), and that ``max_partitions``
+        and ``shards_per_task`` are not both given."""
         super().__post_init__()
+        if self.max_partitions is not None and self.shards_per_task is not None:
+            raise self._refusal(
+                "max_partitions",
+                "it cannot be given with shards_per_task (option shardsPerTask): max_partitions sets how "
+                "many tasks a read is split into, shards_per_task derives them from the shards; give one of "
+                "the two",
+            )
         if self.consumer_mode is not ConsumerMode.EFO:
             return
         streams = self._jvm_value("stream_names").split(",")

@@ -17,6 +17,7 @@ private[sparkkinesis] final case class KinesisBatchReadConfig(
     end: EndPosition,
     maxShardsPerDescribe: Int,
     reading: ReadConfig,
+    maxPartitions: Option[Int],
     aws: AwsConfig) {
 
   /** How plans show the read, without options (so without secrets). */
@@ -60,6 +61,7 @@ private[sparkkinesis] object KinesisBatchReadConfig {
       end = end,
       maxShardsPerDescribe = options.required(KinesisOptions.MaxShardsPerDescribe),
       reading = ReadConfig(options),
+      maxPartitions = options.get(KinesisOptions.MaxPartitions),
       aws = AwsOptions.parse(options, resolveDefaultRegion)
     )
   }

@@ -237,6 +237,16 @@ private[sparkkinesis] object KinesisOptions {
   val ShardsPerTask: OptionSpec[Int] =
     spec("shardsPerTask", "5", "Shards one prefetch task reads in parallel (at most 1000).", "10")(int(1, 1000))
 
+  val MaxPartitions: OptionSpec[Int] =
+    spec(
+      "maxPartitions",
+      null,
+      "How many Spark tasks a read is split into: a prefetch job's tasks (the shards dealt in turn to them; " +
+        "more only if a task would hold over 1000 shards), or a batch read's; not with shardsPerTask. " +
+        "Default: derived from shardsPerTask and the cores (a batch read: one task per core).",
+      "16"
+    )(int(1, Int.MaxValue))
+
   val CoalesceThresholdBlockSize: OptionSpec[Long] =
     spec(
       "coalesceThresholdBlockSize",
@@ -377,6 +387,7 @@ private[sparkkinesis] object KinesisOptions {
     MaxFetchDuration,
     FetchBufferSize,
     ShardsPerTask,
+    MaxPartitions,
     CoalesceThresholdBlockSize,
     CoalesceBinSize,
     MaxRecordsPerTrigger,
@@ -441,6 +452,7 @@ private[sparkkinesis] object KinesisOptions {
     FetchBufferSize -> "nothing is prefetched: the batch's tasks read their shards directly",
     MaxFetchDuration -> "nothing is prefetched: the batch's tasks read their shards for the whole batch",
     ShardsPerTask -> "a task per shard, or per group of shards when there are fewer cores than shards",
+    MaxPartitions -> "a task per shard, or per group of shards when there are fewer cores than shards",
     CoalesceThresholdBlockSize -> "nothing is prefetched, so there are no blocks to coalesce",
     CoalesceBinSize -> "nothing is prefetched, so there are no blocks to coalesce"
   )

@@ -60,6 +60,12 @@ class KinesisBatchReadConfigSuite extends AnyFunSuite {
     parse("consumerMode" -> "polling")
   }
 
+  test("maxPartitions bounds a batch read's tasks") {
+    assert(parse().maxPartitions.isEmpty)
+    assert(parse("maxPartitions" -> "3").maxPartitions.contains(3))
+    assert(refusal("maxPartitions" -> "0").contains("'maxPartitions'"))
+  }
+
   test("an offset of another stream is refused, naming the stream") {
     val other = KinesisSourceOffset(Map(ShardKey("payments", "shardId-000000000000") -> ShardPosition.TrimHorizon)).json
     val message = refusal("initialPosition" -> other)

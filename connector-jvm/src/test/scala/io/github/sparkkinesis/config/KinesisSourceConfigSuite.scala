@@ -90,6 +90,17 @@ class KinesisSourceConfigSuite extends AnyFunSuite {
     assert(failure(base + ("initialPosition" -> badPattern)).contains("'qqq' is not a date format"))
   }
 
+  test("maxPartitions is a positive number, and not given with shardsPerTask") {
+    assert(parse(base).prefetch.maxPartitions.isEmpty)
+    assert(parse(base + ("maxPartitions" -> "16")).prefetch.maxPartitions.contains(16))
+    Seq("0", "-1", "many").foreach { n =>
+      val message = failure(base + ("maxPartitions" -> n))
+      assert(message.contains("'maxPartitions'") && message.contains(s"'$n'"), message)
+    }
+    val both = failure(base + ("maxPartitions" -> "16") + ("shardsPerTask" -> "5"))
+    assert(both.contains("'maxPartitions'") && both.contains("shardsPerTask") && both.contains("give one"), both)
+  }
+
   test("numbers must be positive and within Kinesis limits") {
     assert(failure(base + ("maxRecordsPerFetch" -> "0")).contains("at least 1"))
     assert(failure(base + ("maxRecordsPerFetch" -> "-5")).contains("at least 1"))
