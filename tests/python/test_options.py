@@ -26,6 +26,7 @@ from pyspark_kinesis.options import (
     KinesisSinkOptions,
     KinesisSourceOptions,
     NullData,
+    ShardSequenceNumbers,
 )
 
 # The builders behave the same on every Spark line and Python: dev/test runs these on each.
@@ -119,6 +120,7 @@ BY_ARN_SOURCE_FIELD: dict[str, Any] = {
         "arn:aws:kinesis:eu-west-1:111122223333:stream/clicks/consumer/admin:1593105826",
     ],
     "registered_consumer_id_type": ConsumerIdType.ARN,
+    "max_partitions": 3,
 }
 BY_ARN_SOURCE_OPTION = {
     "streamARN": "arn:aws:kinesis:eu-west-1:111122223333:stream/orders,"
@@ -127,6 +129,7 @@ BY_ARN_SOURCE_OPTION = {
     "registeredConsumerId": "arn:aws:kinesis:eu-west-1:111122223333:stream/orders/consumer/admin:1593105825,"
     "arn:aws:kinesis:eu-west-1:111122223333:stream/clicks/consumer/admin:1593105826",
     "registeredConsumerIdType": "arn",
+    "maxPartitions": "3",
 }
 
 # A batch read takes what reading and the stream share, and where the read ends.
@@ -141,6 +144,7 @@ EVERY_BATCH_FIELD: dict[str, Any] = {
     "max_fetch_rate": 1.5,
     "min_fetch_period": dt.timedelta(milliseconds=210),
     "consumer_mode": ConsumerMode.POLLING,
+    "max_partitions": 3,
 }
 EVERY_BATCH_OPTION = {
     **AWS_OPTIONS,
@@ -153,6 +157,7 @@ EVERY_BATCH_OPTION = {
     "maxFetchRate": "1.5",
     "minFetchPeriod": "210ms",
     "consumerMode": "polling",
+    "maxPartitions": "3",
 }
 # What a streaming read takes and a batch read refuses at .load() (KINESIS_OPTION_NOT_IN_BATCH_READ).
 STREAMING_ONLY_OPTIONS = {
@@ -314,6 +319,69 @@ def test_a_query_offset_is_a_position_given_as_its_json_or_as_a_dict(
     assert builder(stream_names="s", **{name: f"\n {offset} "}).to_options()[option] == offset
     from_dict = builder(stream_names="s", **{name: json.loads(offset)}).to_options()[option]
     assert json.loads(from_dict) == json.loads(offset)
+
+
+def test_sequence_numbers_per_shard_start_shards_at_or_after_records_in_streaming_and_batch_reads() -> None:
+    at = InitialPosition.at_sequence_numbers({"s": {"shardId-000000000000": "4960"}})
+    assert at == ShardSequenceNumbers(at={"s": {"shardId-000000000000": "4960"}})
+    both = ShardSequenceNumbers(
+        at={"s": {"shardId-000000000000": "4960"}}, after={"s": {"shardId-000000000001": "4970"}}
+    )
+    for builder in (KinesisSourceOptions, KinesisBatchReadOptions):
+        given = builder(stream_names="s", initial_position=at).to_options()["initialPosition"]
+        assert given == '{"at_sequence_number":{"s":{"shardId-000000000000":"4960"}}}'
+        assert json.loads(
+            builder(stream_names="s", initial_position=both).to_options()["initialPosition"]
+        ) == {
+            "at_sequence_number": {"s": {"shardId-000000000000": "4960"}},
+            "after_sequence_number": {"s": {"shardId-000000000001": "4970"}},
+        }
+    after = InitialPosition.after_sequence_numbers({"s": {"shardId-000000000001": "4970"}})
+    assert after.streams == ["s"] and not after.at
+
+
+@pytest.mark.parametrize(
+    ("at", "after", "problem"),
+    [
+        ({"s": {"shardId-0": 4960}}, {}, "which is no sequence number"),
+        ({"s": {"shardId-0": "49x"}}, {}, "which is no sequence number"),
+        ({"s": ["shardId-0"]}, {}, "expected a stream name and a dict"),
+        ("4960", {}, "expected a dict of stream names"),
+        ({}, {}, "names no shard"),
+        ({"s": {"shardId-0": "1"}}, {"s": {"shardId-0": "2"}}, "in both at and after"),
+    ],
+)
+def test_sequence_numbers_that_cannot_be_are_refused_saying_what_is_wrong(
+    at: Any, after: Any, problem: str
+) -> None:
+    with pytest.raises(KinesisOptionError) as refused:
+        ShardSequenceNumbers(at=at, after=after)
+    assert problem in str(refused.value)
+
+
+def test_sequence_numbers_are_no_end_and_name_only_the_streams_read() -> None:
+    at = InitialPosition.at_sequence_numbers({"other": {"shardId-0": "1"}})
+    with pytest.raises(KinesisOptionError) as refused:
+        KinesisSourceOptions(stream_names="s", initial_position=at)
+    assert "it has positions in stream 'other'" in str(refused.value)
+    with pytest.raises(KinesisOptionError) as refused:
+        KinesisBatchReadOptions(stream_names="other", end_position=at)  # type: ignore[arg-type]
+    assert "not where a read ends" in str(refused.value)
+    with pytest.raises(KinesisOptionError) as refused:
+        KinesisSourceOptions(stream_names="s", initial_position='{"at_sequence_number": {"s": {"x": "1"}}}')
+    assert "InitialPosition.at_sequence_numbers" in str(refused.value)
+
+
+def test_max_partitions_is_sent_as_maxpartitions_and_not_with_shards_per_task() -> None:
+    assert KinesisSourceOptions(stream_names="s", max_partitions=8).to_options()["maxPartitions"] == "8"
+    assert KinesisBatchReadOptions(stream_names="s", max_partitions=2).to_options()["maxPartitions"] == "2"
+    with pytest.raises(KinesisOptionError) as refused:
+        KinesisSourceOptions(stream_names="s", max_partitions=8, shards_per_task=5)
+    assert str(refused.value).startswith(
+        "max_partitions (option maxPartitions) is 8: it cannot be given with"
+    )
+    with pytest.raises(KinesisOptionError):
+        KinesisSourceOptions(stream_names="s", max_partitions=0)
 
 
 def test_a_batch_read_may_end_where_it_starts_and_at_the_same_millisecond_as_the_jvm_holds_instants() -> None:
@@ -814,7 +882,7 @@ def test_keys_and_defaults_are_those_of_the_readme_tables_generated_from_the_jvm
 def test_the_package_exports_the_builders() -> None:
     builders = ("KinesisBatchReadOptions", "KinesisSinkOptions", "KinesisSourceOptions")
     enums = ("ConsumerIdType", "ConsumerMode", "EndPosition", "InitialPosition", "NullData")
-    for name in (*enums, *builders):
+    for name in (*enums, *builders, "ShardSequenceNumbers"):
         assert name in pyspark_kinesis.__all__ and getattr(pyspark_kinesis, name) is not None
     assert pyspark_kinesis.__version__
 
@@ -854,7 +922,7 @@ def test_the_jvm_accepts_every_value_the_builders_give(spark: SparkSession) -> N
 @pytest.mark.parametrize(
     ("offset", "problem"),
     [
-        ('{"v":4,"streams":{}}', "version 4 is newer than this connector understands"),
+        ('{"v":5,"streams":{}}', "version 5 is newer than this connector understands"),
         ('{"v":0,"streams":{}}', "version 0 does not exist"),
         (
             '{"v":2,"streams":{"s":{"shards":{"shardId-0":{"kind":"sideways"}}}}}',

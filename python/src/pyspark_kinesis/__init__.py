@@ -36,6 +36,7 @@ from pyspark_kinesis.options import (
     KinesisSinkOptions,
     KinesisSourceOptions,
     NullData,
+    ShardSequenceNumbers,
 )
 from pyspark_kinesis.spark import configure_spark_with_kinesis
 from pyspark_kinesis.triggers import real_time
@@ -61,6 +62,7 @@ __all__ = [
     "KinesisUnavailableError",
     "KinesisWriteError",
     "NullData",
+    "ShardSequenceNumbers",
     "__version__",
     "configure_spark_with_kinesis",
     "kinesis_cause",

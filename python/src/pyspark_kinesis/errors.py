@@ -140,6 +140,7 @@ _BY_CONDITION: dict[str, type[KinesisError]] = {
     "KINESIS_SCHEMA_FIXED": KinesisOptionError,
     "KINESIS_SINK_COLUMNS": KinesisOptionError,
     "KINESIS_SINK_STREAM_UNSET": KinesisOptionError,
+    "KINESIS_START_NOT_IN_SHARD": KinesisOptionError,
     "KINESIS_STREAM_NOT_FOUND": KinesisStreamNotFoundError,
     "KINESIS_STREAM_RECREATED": KinesisCheckpointError,
     "KINESIS_UNAVAILABLE": KinesisUnavailableError,

@@ -51,6 +51,7 @@ __all__ = [
     "KinesisSinkOptions",
     "KinesisSourceOptions",
     "NullData",
+    "ShardSequenceNumbers",
 ]
 
 
@@ -58,7 +59,9 @@ class InitialPosition(Enum):
     """Where a query with no checkpoint, or a batch read, starts reading (option ``initialPosition``).
 
     For ``at_timestamp``, give ``initial_position`` a timezone-aware :class:`datetime.datetime` instead; to
-    start after what a streaming query read, its offset (its progress's ``endOffset``).
+    start after what a streaming query read, its offset (its progress's ``endOffset``); to start shards at or
+    after records, :meth:`at_sequence_numbers` or :meth:`after_sequence_numbers` (or a
+    :class:`ShardSequenceNumbers` with both).
     """
 
     #: Records that arrive after the query starts (the JVM's default for a streaming query).
@@ -67,6 +70,92 @@ class InitialPosition(Enum):
     TRIM_HORIZON = "trim_horizon"
     #: The JVM's alias of ``trim_horizon``.
     EARLIEST = "earliest"
+
+    @staticmethod
+    def at_sequence_numbers(positions: Mapping[str, Mapping[str, str]]) -> ShardSequenceNumbers:
+        """Each named shard from the record of that sequence number on, inclusive; shards not named from
+        their start (``at_sequence_number``), e.g.
+        ``InitialPosition.at_sequence_numbers({"orders": {"shardId-000000000000": "4959..."}})``.
+
+        :param positions: per stream, per shard id, a sequence number (a row's ``sequenceNumber``, digits).
+        """
+        return ShardSequenceNumbers(at=positions)
+
+    @staticmethod
+    def after_sequence_numbers(positions: Mapping[str, Mapping[str, str]]) -> ShardSequenceNumbers:
+        """Each named shard from just after the record of that sequence number; shards not named from their
+        start (``after_sequence_number``): where another consumer that read up to those records stopped.
+
+        :param positions: per stream, per shard id, a sequence number (a row's ``sequenceNumber``, digits).
+        """
+        return ShardSequenceNumbers(after=positions)
+
+
+@dataclass(frozen=True)
+class ShardSequenceNumbers:
+    """Where shards start by sequence number, the JVM's ``initialPosition``
+    ``{"at_sequence_number": {...}, "after_sequence_number": {...}}``: ``at`` each named shard at that
+    record, ``after`` just after it, per stream and shard id. A shard may be in one of them only; shards not
+    named are read from their start, but for the ancestors of named shards (read to their ends). Whether
+    each sequence number is in its shard is checked when the read starts, by the JVM.
+
+    Checked when made: a bad value raises :class:`~pyspark_kinesis.KinesisOptionError` saying what is wrong.
+    """
+
+    #: Per stream, per shard id: the sequence number of the record the shard starts at (inclusive).
+    at: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
+    #: Per stream, per shard id: the sequence number of the record the shard starts just after.
+    after: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        """Checks that both are mappings of stream names to mappings of shard ids to sequence numbers (strings
+        of digits), that a shard is in one only, and that at least one shard is named."""
+        named: set[tuple[str, str]] = set()
+        for side in ("at", "after"):
+            streams = getattr(self, side)
+            if not isinstance(streams, Mapping):
+                raise KinesisOptionError(
+                    f"ShardSequenceNumbers.{side} is {streams!r}: expected a dict of stream names to dicts "
+                    'of shard ids to sequence numbers, e.g. {"orders": {"shardId-000000000000": "4959..."}}'
+                )
+            for stream, shards in streams.items():
+                if not isinstance(stream, str) or not isinstance(shards, Mapping):
+                    raise KinesisOptionError(
+                        f"ShardSequenceNumbers.{side} has {stream!r}: {shards!r}: expected a stream name "
+                        "and a dict of shard ids to sequence numbers"
+                    )
+                for shard, seq in shards.items():
+                    if not isinstance(shard, str) or not isinstance(seq, str) or not _DIGITS.fullmatch(seq):
+                        raise KinesisOptionError(
+                            f"ShardSequenceNumbers.{side} gives shard {shard!r} of stream {stream!r} "
+                            f"{seq!r}, which is no sequence number: give the digits of one as a str (a "
+                            "row's sequenceNumber)"
+                        )
+                    if (stream, shard) in named:
+                        raise KinesisOptionError(
+                            f"ShardSequenceNumbers names shard {shard!r} of stream {stream!r} in both at and "
+                            "after; name it in one"
+                        )
+                    named.add((stream, shard))
+        if not named:
+            raise KinesisOptionError("ShardSequenceNumbers names no shard: give at or after a shard each")
+
+    @property
+    def streams(self) -> list[str]:
+        """The streams named, sorted."""
+        return sorted({*self.at, *self.after})
+
+    def to_json(self) -> str:
+        """The JVM's ``initialPosition`` JSON, keys sorted, sides left out when empty."""
+        sides = {
+            f"{side}_sequence_number": {s: dict(shards) for s, shards in getattr(self, side).items()}
+            for side in ("at", "after")
+            if getattr(self, side)
+        }
+        return json.dumps(sides, sort_keys=True, separators=(",", ":"))
+
+
+_DIGITS = re.compile(r"[0-9]+", re.ASCII)
 
 
 class EndPosition(Enum):
@@ -381,6 +470,11 @@ def _query_offset(value: str | Mapping[str, Any]) -> str:
             "give at_timestamp as a timezone-aware datetime.datetime, e.g. "
             "datetime(2020, 6, 25, 17, 23, 45, tzinfo=timezone.utc)"
         )
+    if "at_sequence_number" in offset or "after_sequence_number" in offset:
+        raise _Refused(
+            "give sequence numbers as InitialPosition.at_sequence_numbers(...), "
+            "InitialPosition.after_sequence_numbers(...) or ShardSequenceNumbers(at=..., after=...)"
+        )
     version, streams = offset.get("v"), offset.get("streams")
     if isinstance(version, bool) or not isinstance(version, int):
         raise _Refused(f'it has no whole version "v"; {expected}')
@@ -396,7 +490,12 @@ def _no_constant(name: str) -> Any:
 
 def _offset_streams(text: str) -> list[str]:
     """The streams a position's JVM text names, sorted, when it is a query's offset; none for another."""
-    named = json.loads(text).get("streams", {}) if text.startswith("{") else {}
+    if not text.startswith("{"):
+        return []
+    given = json.loads(text)
+    named = {*given.get("streams", {})}
+    for side in ("at_sequence_number", "after_sequence_number"):
+        named.update(given.get(side, {}))
     return sorted(named)
 
 
@@ -422,6 +521,13 @@ def _position(members: type[Enum]) -> _ToJvm:
             return str(value.value)
         if isinstance(value, dt.datetime):
             return _at_timestamp(value)
+        if isinstance(value, ShardSequenceNumbers):
+            if members is not InitialPosition:
+                raise _Refused(
+                    "sequence numbers are where shards start, not where a read ends; to end at records, give "
+                    "a streaming query's offset naming each shard's last record (up to and including it)"
+                )
+            return value.to_json()
         if isinstance(value, Mapping) or (isinstance(value, str) and value.strip().startswith("{")):
             return _query_offset(value)
         if isinstance(value, Enum):
@@ -626,12 +732,14 @@ class _KinesisReadOptions(_KinesisOptions):
     #: as reading another account's stream through its resource policy requires; the region is theirs.
     stream_arns: list[str] | str | None = field(default=None, metadata=_jvm("streamARN"))
     #: Where a new streaming query, or a batch read, starts (``initialPosition``): an
-    #: :class:`InitialPosition`, a timezone-aware datetime for ``at_timestamp``, or a streaming query's
-    #: offset (its progress's ``endOffset``, JSON text or a dict) to start after its positions. Left
-    #: ``None``, a streaming query starts at ``latest`` and a batch read at ``trim_horizon``.
-    initial_position: InitialPosition | dt.datetime | str | Mapping[str, Any] | None = field(
-        default=None, metadata=_jvm("initialPosition", choices=InitialPosition)
-    )
+    #: :class:`InitialPosition`, a timezone-aware datetime for ``at_timestamp``, a
+    #: :class:`ShardSequenceNumbers` (``InitialPosition.at_sequence_numbers(...)``) to start shards at or
+    #: after records, or a streaming query's offset (its progress's ``endOffset``, JSON text or a dict) to
+    #: start after its positions. Left ``None``, a streaming query starts at ``latest`` and a batch read at
+    #: ``trim_horizon``.
+    initial_position: (
+        InitialPosition | ShardSequenceNumbers | dt.datetime | str | Mapping[str, Any] | None
+    ) = field(default=None, metadata=_jvm("initialPosition", choices=InitialPosition))
     #: Records asked for per GetRecords call (``maxRecordsPerFetch``), 1 to 10000.
     max_records_per_fetch: int | None = field(default=None, metadata=_jvm("maxRecordsPerFetch"))
     #: Shards asked for per ListShards call (``maxShardsPerDescribe``), 1 to 10000.
@@ -646,6 +754,9 @@ class _KinesisReadOptions(_KinesisOptions):
     consumer_mode: ConsumerMode | None = field(
         default=None, metadata=_jvm("consumerMode", choices=ConsumerMode)
     )
+    #: How many Spark tasks a read is split into (``maxPartitions``), at least 1: a prefetch job's tasks,
+    #: or a batch read's. Not with ``shards_per_task``. Not in real-time mode.
+    max_partitions: int | None = field(default=None, metadata=_jvm("maxPartitions"))
 
     def __post_init__(self) -> None:
         """Checks every field, that the streams are named one way, then that the query offsets given as
@@ -755,8 +866,16 @@ class KinesisSourceOptions(_KinesisReadOptions):
 
     def __post_init__(self) -> None:
         """Checks every field and the offsets' streams, then, with enhanced fan-out, the consumer names
-        against the streams as the JVM does (with polling the JVM ignores them)."""
+        against the streams as the JVM does (with polling the JVM ignores them), and that ``max_partitions``
+        and ``shards_per_task`` are not both given."""
         super().__post_init__()
+        if self.max_partitions is not None and self.shards_per_task is not None:
+            raise self._refusal(
+                "max_partitions",
+                "it cannot be given with shards_per_task (option shardsPerTask): max_partitions sets how "
+                "many tasks a read is split into, shards_per_task derives them from the shards; give one of "
+                "the two",
+            )
         if self.consumer_mode is not ConsumerMode.EFO:
             return
         streams = self._streams()

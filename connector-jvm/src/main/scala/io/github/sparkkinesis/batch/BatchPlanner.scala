@@ -2,17 +2,18 @@
 package io.github.sparkkinesis.batch
 
 import io.github.sparkkinesis.client.{ApiFailures, KinesisApi, ShardInfo}
-import io.github.sparkkinesis.config.{EndPosition, InitialPosition, KinesisBatchReadConfig}
+import io.github.sparkkinesis.config.{EndPosition, InitialPosition, KinesisBatchReadConfig, KinesisOptions}
 import io.github.sparkkinesis.errors.KinesisErrors
 import io.github.sparkkinesis.offsets.{ShardKey, ShardPosition, StreamIdentity}
 import io.github.sparkkinesis.reading.{ReadEnd, ShardRange}
-import io.github.sparkkinesis.shards.{ShardLineage, StreamIdentities}
+import io.github.sparkkinesis.shards.{SequenceNumberStarts, ShardLineage, StreamIdentities}
 import io.github.sparkkinesis.util.Clock
 import org.slf4j.LoggerFactory
 
 /**
  * Fixes, on the driver and before any task reads, the range each shard of a batch read is read over: the
- * shards are listed once; each starts where `initialPosition` says (after a query offset's positions, or
+ * shards are listed once; each starts where `initialPosition` says (after a query offset's positions, or at
+ * or after the sequence numbers named, checked first to be in their shards ([[SequenceNumberStarts]]), or
  * from its start when the offset does not name it, unless it is an ancestor of a shard it names, which the
  * query read to its end), and ends where `endPosition` says: what had arrived when the read is planned, an
  * instant, or an offset's positions, inclusive. Empty ranges are dropped, so an empty read makes no task
@@ -31,6 +32,13 @@ private[sparkkinesis] object BatchPlanner {
     }.toMap
     checkIdentities(config, api)
     val plannedAt = clock.nowMillis()
+    config.start match {
+      case InitialPosition.FromSequenceNumbers(named) =>
+        ApiFailures.userFacing("GetShardIterator", named.keys.map(_.stream).toSeq.distinct.sorted.mkString(","), api) {
+          SequenceNumberStarts.check(KinesisOptions.InitialPositionOption.key, named, listed, api)
+        }
+      case _ =>
+    }
     val starts = startPositions(config.start, listed, plannedAt)
     val ranges = config.end match {
       case EndPosition.AtOffset(offset) =>
@@ -84,6 +92,7 @@ private[sparkkinesis] object BatchPlanner {
           key -> (if (shard.isClosed) ShardPosition.ShardEnd else ShardPosition.AtTimestamp(plannedAt))
         }
       case InitialPosition.AfterOffset(offset) => ShardLineage.startingAfter(offset.shards, listed)
+      case InitialPosition.FromSequenceNumbers(named) => ShardLineage.startingAfter(named, listed)
     }
 
   /** A start at an instant at or after the end's: nothing arrived in between. */

@@ -16,7 +16,7 @@ import org.apache.spark.sql.types.StructType
  * kinesis`), with the rows of a stream. Its options were checked at `.load()` ([[KinesisBatchReadConfig]]);
  * no call to Kinesis is made until a query runs. Each run plans the ranges anew ([[BatchPlanner]]): with
  * `endPosition` latest, a later action sees the records that arrived since. The ranges are dealt in turn to
- * as many tasks as the application has cores (Spark's default parallelism), in lineage order. A DataSource V1 relation, as
+ * as many tasks as the application has cores (Spark's default parallelism), or `maxPartitions`, in lineage order. A DataSource V1 relation, as
  * Spark's Kafka source reads batches, so that options are checked when the DataFrame is created and SQL's
  * `USING kinesis` works on every Spark line; its rows are Spark's internal rows, not converted. Driver side.
  */
@@ -39,9 +39,9 @@ private[sparkkinesis] final class KinesisRelation(
     val ranges =
       try BatchPlanner.plan(config, api, clock)
       finally api.close()
-    // As many tasks as the application runs at once, each reading its ranges together: a shard is read at
-    // most at Kinesis' rate for it, so a core reading one shard at a time would mostly wait.
-    val tasks = Dealing.inTurn(ranges.toIndexedSeq, cores())
+    // As many tasks as the application runs at once (or maxPartitions), each reading its ranges together: a
+    // shard is read at most at Kinesis' rate for it, so a core reading one shard at a time would mostly wait.
+    val tasks = Dealing.inTurn(ranges.toIndexedSeq, config.maxPartitions.getOrElse(cores()))
     new KinesisBatchRDD(sqlContext.sparkContext, tasks, config.aws, config.reading)
       .setName(config.description)
       .asInstanceOf[RDD[Row]]

@@ -38,6 +38,11 @@ private[sparkkinesis] object EndPosition {
         Left(
           "trim_horizon is where shards start, not where a read ends; expected latest, at_timestamp as JSON, " +
             "or a streaming query's offset")
+      case Right(_: InitialPosition.FromSequenceNumbers) =>
+        Left(
+          "at_sequence_number and after_sequence_number are where shards start, not where a read ends; to end " +
+            """at records, give a query's offset naming each shard's last record: {"v":2,"streams":{"my-stream":""" +
+            """{"shards":{"shardId-000000000000":{"kind":"after","seq":"4959..."}}}}} (up to and including it)""")
       case Left(problem) => Left(problem.replace("trim_horizon, earliest, ", ""))
     }
 }

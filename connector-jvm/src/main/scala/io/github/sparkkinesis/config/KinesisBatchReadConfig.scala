@@ -3,7 +3,7 @@ package io.github.sparkkinesis.config
 
 import io.github.sparkkinesis.aws.AwsConfig
 import io.github.sparkkinesis.errors.KinesisErrors
-import io.github.sparkkinesis.offsets.{KinesisSourceOffset, SequenceNumbers, ShardPosition}
+import io.github.sparkkinesis.offsets.{KinesisSourceOffset, SequenceNumbers, ShardKey, ShardPosition}
 import org.slf4j.LoggerFactory
 
 /**
@@ -17,6 +17,7 @@ private[sparkkinesis] final case class KinesisBatchReadConfig(
     end: EndPosition,
     maxShardsPerDescribe: Int,
     reading: ReadConfig,
+    maxPartitions: Option[Int],
     aws: AwsConfig) {
 
   /** How plans show the read, without options (so without secrets). */
@@ -60,28 +61,36 @@ private[sparkkinesis] object KinesisBatchReadConfig {
       end = end,
       maxShardsPerDescribe = options.required(KinesisOptions.MaxShardsPerDescribe),
       reading = ReadConfig(options),
+      maxPartitions = options.get(KinesisOptions.MaxPartitions),
       aws = AwsOptions.parse(options, resolveDefaultRegion)
     )
   }
 
   /** Offsets given as positions must be of the streams read. */
   private[config] def checkStreams(start: InitialPosition, end: EndPosition, streams: Seq[String]): Unit = {
-    def check(option: OptionSpec[_], named: Set[String], value: String): Unit =
+    def check(option: OptionSpec[_], named: Set[String], value: String, example: String): Unit =
       (named -- streams).toSeq.sorted.headOption.foreach { other =>
         throw KinesisErrors.invalidOption(
           option.key,
           s"'$value'",
           s"it has positions in stream '$other', which streamName (${streams.mkString(",")}) does not name",
-          KinesisSourceOffset.Example
+          example
         )
       }
     start match {
       case InitialPosition.AfterOffset(o) =>
-        check(KinesisOptions.InitialPositionOption, o.shards.keySet.map(_.stream), o.json)
+        check(KinesisOptions.InitialPositionOption, o.shards.keySet.map(_.stream), o.json, KinesisSourceOffset.Example)
+      case s @ InitialPosition.FromSequenceNumbers(positions) =>
+        check(
+          KinesisOptions.InitialPositionOption,
+          positions.keySet.map(_.stream),
+          s.toString,
+          InitialPosition.SequenceNumbersExample)
       case _ =>
     }
     end match {
-      case EndPosition.AtOffset(o) => check(KinesisOptions.EndPositionOption, o.shards.keySet.map(_.stream), o.json)
+      case EndPosition.AtOffset(o) =>
+        check(KinesisOptions.EndPositionOption, o.shards.keySet.map(_.stream), o.json, KinesisSourceOffset.Example)
       case _ =>
     }
   }
@@ -93,18 +102,24 @@ private[sparkkinesis] object KinesisBatchReadConfig {
     (start, end) match {
       case (InitialPosition.AtTimestamp(from), e @ EndPosition.AtTimestamp(until)) if until < from =>
         refuse(e.toString, s"it is before initialPosition ($start): the read would end before it starts")
-      case (InitialPosition.AfterOffset(from), EndPosition.AtOffset(until)) =>
-        until.shards.toSeq.sortBy(_._1.shardId).find { case (key, to) => before(to, from.shards.get(key)) }.foreach {
-          case (key, to) =>
-            refuse(
-              until.json,
-              s"it ends shard ${key.shardId} of stream '${key.stream}' at $to, before initialPosition starts it " +
-                s"(after ${from.shards(key)}): the read would end before it starts"
-            )
-        }
+      case (InitialPosition.AfterOffset(from), EndPosition.AtOffset(until)) => checkShardsOrder(from.shards, until)
+      case (InitialPosition.FromSequenceNumbers(from), EndPosition.AtOffset(until)) => checkShardsOrder(from, until)
       case _ =>
     }
   }
+
+  /** Refuses an offset as end that ends a shard before the start's position in it. */
+  private def checkShardsOrder(from: Map[ShardKey, ShardPosition], until: KinesisSourceOffset): Unit =
+    until.shards.toSeq.sortBy(_._1.shardId).find { case (key, to) => before(to, from.get(key)) }.foreach {
+      case (key, to) =>
+        throw KinesisErrors.invalidOption(
+          KinesisOptions.EndPositionOption.key,
+          s"'${until.json}'",
+          s"it ends shard ${key.shardId} of stream '${key.stream}' at $to, before initialPosition starts it " +
+            s"(${from(key)}): the read would end before it starts",
+          EndPosition.Example
+        )
+    }
 
   /** Whether a shard read up to `to` would end before `from`, where reading it starts. */
   private def before(to: ShardPosition, from: Option[ShardPosition]): Boolean = (to, from) match {
@@ -113,7 +128,12 @@ private[sparkkinesis] object KinesisBatchReadConfig {
     case (_, Some(ShardPosition.ShardEnd)) => true
     case (ShardPosition.After(a, aSub), Some(ShardPosition.After(b, bSub))) =>
       SequenceNumbers.compare(a, aSub, b, bSub) < 0
-    case (ShardPosition.TrimHorizon | ShardPosition.AtTimestamp(_), Some(ShardPosition.After(_, _))) => true
+    // Through a record before the one the start reads first.
+    case (ShardPosition.After(a, _), Some(ShardPosition.At(b))) => SequenceNumbers.compare(a, b) < 0
+    case (
+          ShardPosition.TrimHorizon | ShardPosition.AtTimestamp(_) | ShardPosition.At(_),
+          Some(ShardPosition.After(_, _) | ShardPosition.At(_))) =>
+      true
     case _ => false
   }
 }

@@ -45,8 +45,10 @@ private[sparkkinesis] object KinesisOptions {
       "latest",
       "Where a new query, or a batch read, starts: latest, trim_horizon, earliest (alias of trim_horizon), " +
         """at_timestamp as JSON, e.g. {"at_timestamp": "06/25/2020 10:23:45 PDT", "format": "MM/dd/yyyy """ +
-        """HH:mm:ss ZZZ"}, or a streaming query's offset JSON (its progress's endOffset), to read what came """ +
-        "after it. A batch read starts at trim_horizon when it is not set.",
+        """HH:mm:ss ZZZ"}, sequence numbers per shard as JSON, {"at_sequence_number": {"<stream>": """ +
+        """{"<shardId>": "<seq>"}}, "after_sequence_number": {...}} (shards not named from their start), """ +
+        "or a streaming query's offset JSON (its progress's endOffset), to read what came after it. A batch " +
+        "read starts at trim_horizon when it is not set.",
       "trim_horizon"
     )(new OptionRule("position", Seq("values" -> Seq("latest", "trim_horizon", "earliest")), InitialPosition.parse))
 
@@ -263,6 +265,16 @@ private[sparkkinesis] object KinesisOptions {
   val ShardsPerTask: OptionSpec[Int] =
     spec("shardsPerTask", "5", "Shards one prefetch task reads in parallel (at most 1000).", "10")(int(1, 1000))
 
+  val MaxPartitions: OptionSpec[Int] =
+    spec(
+      "maxPartitions",
+      null,
+      "How many Spark tasks a read is split into: a prefetch job's tasks (the shards dealt in turn to them; " +
+        "more only if a task would hold over 1000 shards), or a batch read's; not with shardsPerTask. " +
+        "Default: derived from shardsPerTask and the cores (a batch read: one task per core).",
+      "16"
+    )(int(1, Int.MaxValue))
+
   val CoalesceThresholdBlockSize: OptionSpec[Long] =
     spec(
       "coalesceThresholdBlockSize",
@@ -407,6 +419,7 @@ private[sparkkinesis] object KinesisOptions {
     MaxFetchDuration,
     FetchBufferSize,
     ShardsPerTask,
+    MaxPartitions,
     CoalesceThresholdBlockSize,
     CoalesceBinSize,
     MaxRecordsPerTrigger,
@@ -473,6 +486,7 @@ private[sparkkinesis] object KinesisOptions {
     FetchBufferSize -> "nothing is prefetched: the batch's tasks read their shards directly",
     MaxFetchDuration -> "nothing is prefetched: the batch's tasks read their shards for the whole batch",
     ShardsPerTask -> "a task per shard, or per group of shards when there are fewer cores than shards",
+    MaxPartitions -> "a task per shard, or per group of shards when there are fewer cores than shards",
     CoalesceThresholdBlockSize -> "nothing is prefetched, so there are no blocks to coalesce",
     CoalesceBinSize -> "nothing is prefetched, so there are no blocks to coalesce"
   )

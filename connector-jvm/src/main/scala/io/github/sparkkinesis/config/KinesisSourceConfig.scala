@@ -53,6 +53,15 @@ private[sparkkinesis] object KinesisSourceConfig {
     }
     val streams = StreamOptions.required(options)
     val initialPosition = options.required(KinesisOptions.InitialPositionOption)
+    val maxPartitions = options.get(KinesisOptions.MaxPartitions)
+    if (maxPartitions.isDefined && options.givenKeys.contains(KinesisOptions.ShardsPerTask.key))
+      throw KinesisErrors.invalidOption(
+        KinesisOptions.MaxPartitions.key,
+        s"'${maxPartitions.get}'",
+        s"it cannot be given with ${KinesisOptions.ShardsPerTask.key}: maxPartitions sets how many tasks a read " +
+          "is split into, shardsPerTask derives them from the shards; give one of the two",
+        KinesisOptions.MaxPartitions.example
+      )
     KinesisBatchReadConfig.checkStreams(initialPosition, EndPosition.Latest, streams)
     KinesisSourceConfig(
       streams = streams,
@@ -65,7 +74,8 @@ private[sparkkinesis] object KinesisSourceConfig {
         fetchBufferBytes = options.required(KinesisOptions.FetchBufferSize),
         shardsPerTask = options.required(KinesisOptions.ShardsPerTask),
         coalesceThresholdBlockSize = options.required(KinesisOptions.CoalesceThresholdBlockSize),
-        coalesceBinSize = options.required(KinesisOptions.CoalesceBinSize)
+        coalesceBinSize = options.required(KinesisOptions.CoalesceBinSize),
+        maxPartitions = maxPartitions
       ),
       limits = TriggerLimits(
         maxRecords = options.get(KinesisOptions.MaxRecordsPerTrigger),

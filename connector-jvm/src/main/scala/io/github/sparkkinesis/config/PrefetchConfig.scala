@@ -11,6 +11,8 @@ package io.github.sparkkinesis.config
  * @param shardsPerTask              how many shards a prefetch task reads at the same moment: its threads.
  *                                   A job has a task per `shardsPerTask` shards when the application's cores
  *                                   allow, else fewer tasks, whose shards then take turns on those threads
+ * @param maxPartitions              the option maxPartitions: at most so many tasks a prefetch job (more only if
+ *                                   a task would hold over `PrefetchTask.MaxShardsPerTask` shards)
  * @param coalesceThresholdBlockSize average block size below which a batch's blocks are packed together
  * @param coalesceBinSize            bytes per packed partition
  */
@@ -20,7 +22,8 @@ private[sparkkinesis] final case class PrefetchConfig(
     fetchBufferBytes: Long,
     shardsPerTask: Int,
     coalesceThresholdBlockSize: Long,
-    coalesceBinSize: Long
+    coalesceBinSize: Long,
+    maxPartitions: Option[Int] = None
 ) {
 
   /** The same, reading as `change` says. */

@@ -54,6 +54,7 @@ private[sparkkinesis] object ErrorCondition {
   val SchemaFixed: ErrorCondition = declare("KINESIS_SCHEMA_FIXED")
   val SinkColumns: ErrorCondition = declare("KINESIS_SINK_COLUMNS")
   val SinkStreamUnset: ErrorCondition = declare("KINESIS_SINK_STREAM_UNSET")
+  val StartNotInShard: ErrorCondition = declare("KINESIS_START_NOT_IN_SHARD")
   val StreamNotFound: ErrorCondition = declare("KINESIS_STREAM_NOT_FOUND")
   val StreamRecreated: ErrorCondition = declare("KINESIS_STREAM_RECREATED")
   val Unavailable: ErrorCondition = declare("KINESIS_UNAVAILABLE")

@@ -174,6 +174,28 @@ private[sparkkinesis] object KinesisErrors {
   def dataLoss(stream: String, shardId: String, lost: String, reason: String): KinesisException =
     error(DataLoss, null, "stream" -> stream, "shard" -> shardId, "lost" -> lost, "reason" -> reason)
 
+  /**
+   * `key` (initialPosition) starts a shard at or after (`position`) a sequence number that is not in it;
+   * `problem` says why not, e.g. "Kinesis lists no such shard".
+   */
+  def startNotInShard(
+      key: String,
+      stream: String,
+      shardId: String,
+      position: String,
+      sequenceNumber: String,
+      problem: String,
+      cause: Throwable = null): KinesisIllegalArgumentException =
+    argument(
+      StartNotInShard,
+      cause,
+      "key" -> key,
+      "stream" -> stream,
+      "shard" -> shardId,
+      "position" -> position,
+      "sequenceNumber" -> sequenceNumber,
+      "problem" -> problem)
+
   /** The checkpoint names a shard the stream never had; `listed` names those it has. */
   def checkpointForeign(stream: String, shardId: String, listed: String): KinesisException =
     error(CheckpointForeign, null, "stream" -> stream, "shard" -> shardId, "listed" -> listed)

@@ -23,7 +23,11 @@ import org.apache.spark.sql.connector.read.streaming.Offset
  * `{"kind":"after","seq":"..."}` and `{"kind":"shard_end"}`; when a batch ended inside a KPL aggregated
  * record, `{"kind":"after","seq":"...","sub":3}` (its user records up to the fourth were read), and the
  * offset is version 3, so that a connector that does not know `sub` refuses it rather than skip the rest of
- * the aggregate; without one it stays version 2, readable by earlier connectors. A stream's `arn` and `created` (its creation
+ * the aggregate; without one it stays version 2, readable by earlier connectors. A shard that starts at a
+ * record a user named (`initialPosition` `at_sequence_number`) and is not read yet is `{"kind":"at","seq":"..."}`,
+ * and the offset is version 4, as connectors before it would refuse the kind anyway but could not say why.
+ * The rule: an offset is written at the lowest version that has every kind it holds, so a connector reads
+ * what it knows and refuses, naming the version, what it does not. A stream's `arn` and `created` (its creation
  * time) tell a stream deleted and created again under the same name from the one the query was reading;
  * they are absent when they could not be learned (version 1 offsets had neither).
  */
@@ -36,7 +40,7 @@ private[sparkkinesis] final case class KinesisSourceOffset(
 }
 
 private[sparkkinesis] object KinesisSourceOffset {
-  val Version = 3
+  val Version = 4
 
   private val factory = new JsonFactory()
   private val mapper = new ObjectMapper(factory)
@@ -51,11 +55,7 @@ private[sparkkinesis] object KinesisSourceOffset {
     val g = factory.createGenerator(out)
     val byStream = offset.shards.groupBy(_._1.stream)
     g.writeStartObject()
-    val withinAggregates = offset.shards.values.exists {
-      case ShardPosition.After(_, sub) => sub.isDefined
-      case _ => false
-    }
-    g.writeNumberField("v", if (withinAggregates) 3 else 2)
+    g.writeNumberField("v", versionOf(offset.shards.values))
     g.writeObjectFieldStart("streams")
     (byStream.keySet ++ offset.identities.keySet).toSeq.sorted.foreach { stream =>
       g.writeObjectFieldStart(stream)
@@ -71,6 +71,9 @@ private[sparkkinesis] object KinesisSourceOffset {
           case ShardPosition.AtTimestamp(ms) =>
             g.writeStringField("kind", "at_timestamp")
             g.writeNumberField("ms", ms)
+          case ShardPosition.At(seq) =>
+            g.writeStringField("kind", "at")
+            g.writeStringField("seq", seq)
           case ShardPosition.After(seq, sub) =>
             g.writeStringField("kind", "after")
             g.writeStringField("seq", seq)
@@ -87,6 +90,14 @@ private[sparkkinesis] object KinesisSourceOffset {
     g.close()
     out.toString
   }
+
+  /** The lowest version that has every kind of position given: 4 with `at`, 3 with `sub`, else 2. */
+  private def versionOf(positions: Iterable[ShardPosition]): Int =
+    positions.foldLeft(2) {
+      case (_, ShardPosition.At(_)) => 4
+      case (v, ShardPosition.After(_, Some(_))) => math.max(v, 3)
+      case (v, _) => v
+    }
 
   /**
    * Reads any version this connector ever wrote; fails with an example of the expected form.
@@ -118,20 +129,24 @@ private[sparkkinesis] object KinesisSourceOffset {
       case (Some(v), _) if v < 1 => fail(s"version $v does not exist")
       case (_, None) => fail("it has no object \"streams\"")
       case (Some(1), Some(s)) =>
-        KinesisSourceOffset(fields(s).flatMap { case (stream, shards) => shardsOf(stream, shards, fail) }.toMap)
-      case (Some(_), Some(s)) => version2(s, fail)
+        KinesisSourceOffset(fields(s).flatMap { case (stream, shards) => shardsOf(stream, shards, 1, fail) }.toMap)
+      case (Some(v), Some(s)) => version2(s, v, fail)
     }
   }
 
   /** A stream's `{"<shardId>":<position>}`; version 1 has this directly under the stream's name. */
-  private def shardsOf(stream: String, shards: JsonNode, fail: String => Nothing): Seq[(ShardKey, ShardPosition)] = {
+  private def shardsOf(
+      stream: String,
+      shards: JsonNode,
+      version: Int,
+      fail: String => Nothing): Seq[(ShardKey, ShardPosition)] = {
     if (shards == null || !shards.isObject) fail(s"stream '$stream' has no object of shards")
     fields(shards).map { case (shardId, node) =>
-      ShardKey(stream, shardId) -> position(node, s"$stream/$shardId", fail)
+      ShardKey(stream, shardId) -> position(node, s"$stream/$shardId", version, fail)
     }
   }
 
-  private def version2(streams: JsonNode, fail: String => Nothing): KinesisSourceOffset = {
+  private def version2(streams: JsonNode, version: Int, fail: String => Nothing): KinesisSourceOffset = {
     val perStream = fields(streams).map { case (stream, node) =>
       if (!node.isObject) fail(s"stream '$stream' is not an object")
       val identity = (Option(node.get("arn")), Option(node.get("created"))) match {
@@ -140,7 +155,7 @@ private[sparkkinesis] object KinesisSourceOffset {
         case (None, None) => None
         case _ => fail(s"""stream '$stream' needs both a string "arn" and a number "created", or neither""")
       }
-      (shardsOf(stream, node.get("shards"), fail), identity)
+      (shardsOf(stream, node.get("shards"), version, fail), identity)
     }
     KinesisSourceOffset(perStream.flatMap(_._1).toMap, perStream.flatMap(_._2).toMap)
   }
@@ -148,9 +163,14 @@ private[sparkkinesis] object KinesisSourceOffset {
   private def fields(node: JsonNode): Seq[(String, JsonNode)] =
     node.properties().asScala.map(e => e.getKey -> e.getValue).toSeq
 
-  private def position(node: JsonNode, where: String, fail: String => Nothing): ShardPosition = {
+  private def position(node: JsonNode, where: String, version: Int, fail: String => Nothing): ShardPosition = {
     def text(field: String) =
       Option(node.get(field)).filter(_.isTextual).map(_.asText).getOrElse(fail(s"""$where has no string "$field""""))
+    def sequenceNumber() = {
+      val seq = text("seq")
+      if (seq.isEmpty || !seq.forall(_.isDigit)) fail(s"$where has a sequence number that is not a number: $seq")
+      seq
+    }
     text("kind") match {
       case "trim_horizon" => ShardPosition.TrimHorizon
       case "at_timestamp" =>
@@ -158,9 +178,10 @@ private[sparkkinesis] object KinesisSourceOffset {
           .filter(_.canConvertToLong)
           .map(n => ShardPosition.AtTimestamp(n.asLong))
           .getOrElse(fail(s"""$where has no number "ms""""))
+      case "at" if version < 4 => fail(s"$where has the kind 'at', which only version 4 offsets have")
+      case "at" => ShardPosition.At(sequenceNumber())
       case "after" =>
-        val seq = text("seq")
-        if (seq.isEmpty || !seq.forall(_.isDigit)) fail(s"$where has a sequence number that is not a number: $seq")
+        val seq = sequenceNumber()
         val sub = Option(node.get("sub")).map { n =>
           if (!n.canConvertToLong || n.asLong < 0) fail(s"$where has a sub-sequence number that is not a number: $n")
           n.asLong

@@ -16,6 +16,12 @@ private[sparkkinesis] object ShardPosition {
   final case class AtTimestamp(epochMillis: Long) extends ShardPosition
 
   /**
+   * Nothing read yet from this record on; start at it, inclusive. Only a user's `initialPosition` sets it
+   * (`at_sequence_number`), and it stays in the offsets until the shard's first batch reads past it.
+   */
+  final case class At(sequenceNumber: String) extends ShardPosition
+
+  /**
    * Read up to and including this record. Reading stopped inside a KPL aggregated record when
    * `subSequenceNumber` is set: its user records up to and including that one were read, so reading resumes
    * at the aggregate and skips them. None: the whole Kinesis record was read.

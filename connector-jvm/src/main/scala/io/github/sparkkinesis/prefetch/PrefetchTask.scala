@@ -63,6 +63,18 @@ private[sparkkinesis] object PrefetchTask {
 
   private lazy val threads = DaemonThreads.cachedPool("kinesis-prefetch")
 
+  /**
+   * The task's threads: `shardsPerTask`; with `maxPartitions`, where a task's subscribed shards are not
+   * bounded by `shardsPerTask`, also a thread for each subscribed shard, which waits on pushed events, and
+   * one left for the polled shards.
+   */
+  def threadsFor(shards: Seq[ShardFetchSpec], config: PrefetchConfig): Int =
+    if (config.maxPartitions.isEmpty) config.shardsPerTask
+    else {
+      val (subscribed, polled) = shards.partition(_.consumerArn.isDefined)
+      math.max(config.shardsPerTask, subscribed.size + (if (polled.isEmpty) 0 else 1))
+    }
+
   /** Block ids: the task attempt's id times this, plus the shard's place in the task. */
   val MaxShardsPerTask = 1000
 
@@ -80,7 +92,7 @@ private[sparkkinesis] object PrefetchTask {
     val progress =
       new Progress(startedAt, startedAt + config.maxFetchDurationMs, spec.shards.size, spec.maxHeldBytes, cancelled)
     val end = ReadEnd.arrivedBefore(spec.arrivedBefore)
-    val lanes = lanesOf(spec.shards.indices, spec.shards, config.shardsPerTask)
+    val lanes = lanesOf(spec.shards.indices, spec.shards, threadsFor(spec.shards, config))
     val quiet = quietPeriodMs(lanes, spec.shards, config)
     val fetchers = spec.shards.map { s =>
       new ShardFetcher(api, s.copy(end = end), config.reading, clock, subscriptions, quiet)

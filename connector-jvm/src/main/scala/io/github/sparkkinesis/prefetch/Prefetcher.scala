@@ -84,7 +84,7 @@ private[sparkkinesis] final class Prefetcher(
   private def runJob(shards: Seq[ShardFetchSpec], buffered: Long): Unit = {
     val cutoff = arrivedBefore()
     try {
-      val groups = PrefetchPlan.tasks(routed(shards), config.shardsPerTask, jobs.slots)
+      val groups = PrefetchPlan.tasks(routed(shards), config.shardsPerTask, jobs.slots, config.maxPartitions)
       val held = PrefetchTask.heldBytesPerTask(config.fetchBufferBytes - buffered, groups.size)
       val tasks = groups.map(PrefetchTaskSpec(_, streamId, cutoff, held))
       val outcomes =

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.github.sparkkinesis.prefetch
 
-import io.github.sparkkinesis.offsets.{ShardKey, ShardPosition}
+import io.github.sparkkinesis.offsets.{SequenceNumbers, ShardKey, ShardPosition}
 
 /**
  * A stretch of one shard that the prefetcher has read: the records after `from` up to `to`. A stretch with
@@ -38,6 +38,8 @@ private[sparkkinesis] object Segment {
     case (_, ShardPosition.ShardEnd) => true
     case (ShardPosition.ShardEnd, _) => false
     case (x: ShardPosition.After, y: ShardPosition.After) => x.notAfter(y)
+    // Read up to x, to start at y: nothing from y on was read while x is before it.
+    case (x: ShardPosition.After, ShardPosition.At(y)) => SequenceNumbers.compare(x.sequenceNumber, y) < 0
     case (_: ShardPosition.After, _) => false
     case (_, _) => false
   }

@@ -36,6 +36,7 @@ private[reading] object ReadProgress {
   def startOf(position: ShardPosition): Option[IteratorStart] = position match {
     case ShardPosition.TrimHorizon => Some(IteratorStart.TrimHorizon)
     case ShardPosition.AtTimestamp(ms) => Some(IteratorStart.AtTimestamp(ms))
+    case ShardPosition.At(seq) => Some(IteratorStart.AtSequenceNumber(seq))
     case ShardPosition.After(seq, None) => Some(IteratorStart.AfterSequenceNumber(seq))
     // Inside an aggregate: at its Kinesis record, whose user records up to the position are skipped.
     case ShardPosition.After(seq, Some(_)) => Some(IteratorStart.AtSequenceNumber(seq))

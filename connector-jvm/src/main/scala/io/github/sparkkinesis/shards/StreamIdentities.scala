@@ -63,18 +63,24 @@ private[sparkkinesis] final class StreamIdentities(api: KinesisApi, streams: Seq
     check(recorded)
   }
 
-  /** Fails if a listed shard begins after the position the offset reached in it: a shard of a new stream. */
+  /**
+   * Fails if a listed shard begins after the position the offset reached in it, or after the record it
+   * starts at: a shard of a new stream.
+   */
   def checkShards(positions: Map[ShardKey, ShardPosition], listed: Map[ShardKey, ShardInfo]): Unit =
     positions.foreach {
-      case (key, ShardPosition.After(seq, _)) =>
-        listed.get(key).filter(s => SequenceNumbers.compare(s.startingSequenceNumber, seq) > 0).foreach { shard =>
-          throw KinesisErrors.streamRecreated(
-            key.stream,
-            s"its shard ${key.shardId} now begins at sequence number ${shard.startingSequenceNumber}, after " +
-              s"sequence number $seq that the checkpoint had read in it"
-          )
-        }
+      case (key, ShardPosition.After(seq, _)) => checkBegins(key, seq, "that the checkpoint had read in it", listed)
+      case (key, ShardPosition.At(seq)) => checkBegins(key, seq, "where the checkpoint starts it", listed)
       case _ =>
+    }
+
+  private def checkBegins(key: ShardKey, seq: String, what: String, listed: Map[ShardKey, ShardInfo]): Unit =
+    listed.get(key).filter(s => SequenceNumbers.compare(s.startingSequenceNumber, seq) > 0).foreach { shard =>
+      throw KinesisErrors.streamRecreated(
+        key.stream,
+        s"its shard ${key.shardId} now begins at sequence number ${shard.startingSequenceNumber}, after " +
+          s"sequence number $seq $what"
+      )
     }
 
   private def describe(stream: String): Option[StreamIdentity] =

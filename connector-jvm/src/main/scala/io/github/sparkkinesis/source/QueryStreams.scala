@@ -7,7 +7,7 @@ import io.github.sparkkinesis.consumers.StreamConsumers
 import io.github.sparkkinesis.errors.{KinesisErrors, KinesisException}
 import io.github.sparkkinesis.health.KinesisHealth
 import io.github.sparkkinesis.offsets.{KinesisSourceOffset, ShardKey, ShardPosition, StreamIdentity}
-import io.github.sparkkinesis.shards.{ShardDiscovery, ShardLineage, StreamIdentities}
+import io.github.sparkkinesis.shards.{SequenceNumberStarts, ShardDiscovery, ShardLineage, StreamIdentities}
 import io.github.sparkkinesis.util.{Backoff, Clock, DaemonThreads}
 import org.apache.hadoop.conf.Configuration
 import org.slf4j.LoggerFactory
@@ -86,6 +86,10 @@ private[sparkkinesis] final class QueryStreams(
     val now = clock.nowMillis()
     val positions = config.initialPosition match {
       case InitialPosition.AfterOffset(offset) => ShardLineage.startingAfter(offset.shards, listed)
+      case InitialPosition.FromSequenceNumbers(named) =>
+        onDriver("GetShardIterator")(
+          SequenceNumberStarts.check(KinesisOptions.InitialPositionOption.key, named, listed, api))
+        ShardLineage.startingAfter(named, listed)
       case start =>
         listed.map { case (key, shard) =>
           key -> (start match {
@@ -181,6 +185,7 @@ private[sparkkinesis] final class QueryStreams(
 
   private def remainderOf(position: ShardPosition): String = position match {
     case ShardPosition.After(seq, _) => s"records after sequence number $seq"
+    case ShardPosition.At(seq) => s"records from sequence number $seq on"
     case ShardPosition.AtTimestamp(ms) => s"records from ${java.time.Instant.ofEpochMilli(ms)} on"
     case _ => "records"
   }

@@ -2,7 +2,7 @@
 package io.github.sparkkinesis.batch
 
 import io.github.sparkkinesis.config.KinesisBatchReadConfig
-import io.github.sparkkinesis.errors.KinesisException
+import io.github.sparkkinesis.errors.{KinesisException, KinesisIllegalArgumentException}
 import io.github.sparkkinesis.offsets.{KinesisSourceOffset, ShardKey, ShardPosition}
 import io.github.sparkkinesis.reading.{ReadEnd, ShardRange, ShardRangeReader}
 import io.github.sparkkinesis.testing.{DefaultConfigs, FakeKinesisApi, ManualClock}
@@ -57,6 +57,48 @@ class BatchPlannerSuite extends AnyFunSuite {
     val Seq(range) = f.plan("endPosition" -> """{"at_timestamp": "2099-01-01T00:00:00Z"}""")
     val plannedAt = f.clock.nowMillis()
     assert(range.end == ReadEnd.ArrivedBefore(plannedAt))
+  }
+
+  private def sequenceNumbers(at: Map[String, String], after: Map[String, String]): String = {
+    def streams(named: Map[String, String]) =
+      named.map { case (id, seq) => s""""$id": "$seq"""" }.mkString("{\"s\": {", ", ", "}}")
+    Seq("at_sequence_number" -> at, "after_sequence_number" -> after)
+      .collect { case (field, named) if named.nonEmpty => s""""$field": ${streams(named)}""" }
+      .mkString("{", ", ", "}")
+  }
+
+  test("at a record in one shard and after one in the other: exactly the records from there on") {
+    val f = new Fixture()
+    val Seq(a, b) = f.ids
+    val seqs = f.ids.map(id => id -> (1 to 5).map(i => f.api.put("s", id, s"$id-$i"))).toMap
+    val ranges = f.plan("initialPosition" -> sequenceNumbers(Map(a -> seqs(a)(2)), Map(b -> seqs(b)(2))))
+    assert(
+      ranges.map(r => r.shard -> r.from).toMap ==
+        Map(f.key(a) -> ShardPosition.At(seqs(a)(2)), f.key(b) -> ShardPosition.After(seqs(b)(2))))
+    assert(f.read(ranges) == seqs(a).drop(2) ++ seqs(b).drop(3))
+    val onlyA = f.plan("initialPosition" -> sequenceNumbers(Map(a -> seqs(a)(4)), Map.empty))
+    assert(f.read(onlyA) == seqs(a).drop(4) ++ seqs(b), "a shard not named is read from its start")
+  }
+
+  test("a sequence number not in its shard fails at planning, naming the shard and the option") {
+    val f = new Fixture()
+    val Seq(a, _) = f.ids
+    val first = f.api.put("s", a, "x")
+    f.api.put("s", a, "y")
+    val (child, _) = f.api.split("s", a)
+    f.api.put("s", child, "z")
+    def refusal(at: Map[String, String], after: Map[String, String] = Map.empty): String = {
+      val e = intercept[KinesisIllegalArgumentException](f.plan("initialPosition" -> sequenceNumbers(at, after)))
+      assert(e.getCondition == "KINESIS_START_NOT_IN_SHARD")
+      assert(e.getMessage.contains("'initialPosition'"), e.getMessage)
+      e.getMessage
+    }
+    assert(refusal(Map(child -> first)).contains(s"shard $child of stream 's' at sequence number $first"))
+    assert(refusal(Map(child -> first)).contains("the shard begins at sequence number"))
+    assert(refusal(Map.empty, Map(a -> (first + "0"))).contains("closed and ends at sequence number"))
+    assert(refusal(Map("shardId-000000000042" -> "1")).contains("lists no such shard"))
+    f.api.trim("s", a, 1)
+    assert(refusal(Map(a -> first)).contains("Kinesis refuses it"))
   }
 
   test("between two offsets: each shard the end names, after the start's position, through the end's") {

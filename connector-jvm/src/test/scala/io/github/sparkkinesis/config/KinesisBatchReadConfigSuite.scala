@@ -60,10 +60,61 @@ class KinesisBatchReadConfigSuite extends AnyFunSuite {
     parse("consumerMode" -> "polling")
   }
 
+  test("maxPartitions bounds a batch read's tasks") {
+    assert(parse().maxPartitions.isEmpty)
+    assert(parse("maxPartitions" -> "3").maxPartitions.contains(3))
+    assert(refusal("maxPartitions" -> "0").contains("'maxPartitions'"))
+  }
+
   test("an offset of another stream is refused, naming the stream") {
     val other = KinesisSourceOffset(Map(ShardKey("payments", "shardId-000000000000") -> ShardPosition.TrimHorizon)).json
     val message = refusal("initialPosition" -> other)
     assert(message.contains("payments") && message.contains("initialPosition"), message)
+  }
+
+  private val seqs =
+    """{"at_sequence_number": {"orders": {"shardId-000000000000": "4960"}}, """ +
+      """"after_sequence_number": {"orders": {"shardId-000000000001": "4970"}}}"""
+
+  test("initialPosition takes sequence numbers per shard, at or after, in a streaming and a batch read alike") {
+    val expected = InitialPosition.FromSequenceNumbers(
+      Map(
+        ShardKey("orders", "shardId-000000000000") -> ShardPosition.At("4960"),
+        ShardKey("orders", "shardId-000000000001") -> ShardPosition.After("4970")))
+    assert(parse("initialPosition" -> seqs).start == expected)
+    assert(KinesisSourceConfig(base + ("initialPosition" -> seqs), () => None).initialPosition == expected)
+    val atOnly = """{"at_sequence_number": {"orders": {"shardId-000000000003": "12"}}}"""
+    assert(
+      parse("initialPosition" -> atOnly).start ==
+        InitialPosition.FromSequenceNumbers(Map(ShardKey("orders", "shardId-000000000003") -> ShardPosition.At("12"))))
+    assert(expected.toString.contains("orders/shardId-000000000000 at 4960"))
+  }
+
+  test("sequence numbers that cannot be are refused at load, naming the option and what is wrong") {
+    val bad = Seq(
+      """{"at_sequence_number": {"orders": {"shardId-000000000000": 4960}}}""" -> "no sequence number",
+      """{"at_sequence_number": {"orders": {"shardId-000000000000": "49x"}}}""" -> "no sequence number",
+      """{"at_sequence_number": {"orders": ["shardId-000000000000"]}}""" -> "no object of shards for stream 'orders'",
+      """{"at_sequence_number": "4960"}""" -> "must be an object of streams",
+      """{"at_sequence_number": {}}""" -> "names no shard",
+      """{"at_sequence_number": {"orders": {"shardId-000000000000": "1"}}, "from": 1}""" -> "names \"from\"",
+      """{"at_sequence_number": {"orders": {"shardId-000000000000": "1"}}, """ +
+        """"after_sequence_number": {"orders": {"shardId-000000000000": "2"}}}""" -> "in both",
+      """{"after_sequence_number": {"payments": {"shardId-000000000000": "1"}}}""" -> "stream 'payments'"
+    )
+    bad.foreach { case (value, problem) =>
+      val message = refusal("initialPosition" -> value)
+      assert(message.contains("KINESIS_OPTION_INVALID") && message.contains("'initialPosition'"), message)
+      assert(message.contains(problem), message)
+    }
+  }
+
+  test("sequence numbers are no end; an offset end before a sequence number start is refused") {
+    val message = refusal("endPosition" -> seqs)
+    assert(message.contains("endPosition") && message.contains("not where a read ends"), message)
+    val early = offset("shardId-000000000000" -> ShardPosition.After("4959"))
+    assert(refusal("initialPosition" -> seqs, "endPosition" -> early).contains("shardId-000000000000"))
+    parse("initialPosition" -> seqs, "endPosition" -> offset("shardId-000000000000" -> ShardPosition.After("4960")))
   }
 
   test("a streaming read refuses endPosition, and starts after a query's offset if told to") {

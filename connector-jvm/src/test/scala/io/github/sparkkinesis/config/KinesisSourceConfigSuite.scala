@@ -82,12 +82,23 @@ class KinesisSourceConfigSuite extends AnyFunSuite {
   test("malformed at_timestamp values say what is wrong") {
     assert(failure(base + ("initialPosition" -> "at_timestamp")).contains("needs a timestamp"))
     assert(failure(base + ("initialPosition" -> "{at_timestamp}")).contains("not valid JSON"))
-    assert(failure(base + ("initialPosition" -> """{"timestamp": "x"}""")).contains("neither a field \"at_timestamp\""))
+    assert(failure(base + ("initialPosition" -> """{"timestamp": "x"}""")).contains("no field \"at_timestamp\""))
     assert(failure(base + ("initialPosition" -> """{"at_timestamp": "June 25"}""")).contains("add a \"format\" field"))
     val wrongFormat = """{"at_timestamp": "06/25/2020", "format": "yyyy-MM-dd"}"""
     assert(failure(base + ("initialPosition" -> wrongFormat)).contains("does not match the format 'yyyy-MM-dd'"))
     val badPattern = """{"at_timestamp": "06/25/2020", "format": "qqq"}"""
     assert(failure(base + ("initialPosition" -> badPattern)).contains("'qqq' is not a date format"))
+  }
+
+  test("maxPartitions is a positive number, and not given with shardsPerTask") {
+    assert(parse(base).prefetch.maxPartitions.isEmpty)
+    assert(parse(base + ("maxPartitions" -> "16")).prefetch.maxPartitions.contains(16))
+    Seq("0", "-1", "many").foreach { n =>
+      val message = failure(base + ("maxPartitions" -> n))
+      assert(message.contains("'maxPartitions'") && message.contains(s"'$n'"), message)
+    }
+    val both = failure(base + ("maxPartitions" -> "16") + ("shardsPerTask" -> "5"))
+    assert(both.contains("'maxPartitions'") && both.contains("shardsPerTask") && both.contains("give one"), both)
   }
 
   test("numbers must be positive and within Kinesis limits") {

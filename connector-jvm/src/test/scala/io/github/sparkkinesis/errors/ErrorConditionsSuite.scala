@@ -48,6 +48,7 @@ class ErrorConditionsSuite extends AnyFunSuite {
       KinesisErrors.rangeIncomplete("s", "shardId-0", "1", "9", "5"),
       KinesisErrors.dataLoss("s", "shardId-0", "records after 1", "retention trimmed them"),
       KinesisErrors.streamRecreated("s", "its ARN changed"),
+      KinesisErrors.startNotInShard("initialPosition", "s", "shardId-0", "at", "12", "Kinesis lists no such shard"),
       KinesisErrors.checkpointForeign("s", "shardId-000000000099", "shardId-000000000000"),
       KinesisErrors.checkpointOtherStreams(Seq("s"), Seq("t")),
       KinesisErrors.checkpointUnreadable("file:/c/offsets/3", "file:/c", "it is empty"),

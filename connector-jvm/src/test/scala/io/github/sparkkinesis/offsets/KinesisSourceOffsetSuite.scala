@@ -30,6 +30,11 @@ class KinesisSourceOffsetSuite extends AnyFunSuite {
     ShardKey("clicks", "shardId-000000000001") ->
       ShardPosition.After("49600000000000000000000000000000000000000000000000000123", Some(3L))))
 
+  /** A shard starts at a record a user named (initialPosition at_sequence_number) and is not read yet. */
+  private val v4 = v3.copy(shards = v3.shards ++ Map(
+    ShardKey("orders", "shardId-000000000001") ->
+      ShardPosition.At("49600000000000000000000000000000000000000000000000000777")))
+
   test("version 2 is written exactly as the golden file, keys sorted, identities where known") {
     assert(v2.json == golden("v2.json"))
   }
@@ -38,7 +43,15 @@ class KinesisSourceOffsetSuite extends AnyFunSuite {
     assert(v3.json == golden("v3.json"))
   }
 
+  test("a shard starting at a named record makes the offset version 4, inside an aggregate elsewhere or not") {
+    assert(v4.json == golden("v4.json"))
+    val atOnly = KinesisSourceOffset(Map(ShardKey("s", "shardId-1") -> ShardPosition.At("12")))
+    assert(atOnly.json == """{"v":4,"streams":{"s":{"shards":{"shardId-1":{"kind":"at","seq":"12"}}}}}""")
+    assert(KinesisSourceOffset.fromJson(atOnly.json) == atOnly)
+  }
+
   test("the golden files of every version read back to the same positions") {
+    assert(KinesisSourceOffset.fromJson(golden("v4.json")) == v4)
     assert(KinesisSourceOffset.fromJson(golden("v3.json")) == v3)
     assert(KinesisSourceOffset.fromJson(golden("v2.json")) == v2)
     assert(KinesisSourceOffset.fromJson(golden("v1.json")) == v1, "version 1 had no identities")
@@ -56,8 +69,8 @@ class KinesisSourceOffsetSuite extends AnyFunSuite {
   }
 
   test("a newer version fails and says to use a newer connector") {
-    val e = intercept[KinesisException](KinesisSourceOffset.fromJson("""{"v":4,"streams":{}}"""))
-    assert(e.getMessage.contains("version 4 is newer"))
+    val e = intercept[KinesisException](KinesisSourceOffset.fromJson("""{"v":5,"streams":{}}"""))
+    assert(e.getMessage.contains("version 5 is newer than this connector understands (4)"))
     assert(e.getMessage.contains("KINESIS_OFFSET_INVALID"))
   }
 
@@ -71,7 +84,9 @@ class KinesisSourceOffsetSuite extends AnyFunSuite {
       """{"v":1,"streams":{"s":{"shardId-1":{"kind":"at_timestamp"}}}}""" -> "no number \"ms\"",
       """{"v":2,"streams":{"s":{"arn":"a","shards":{}}}}""" -> "or neither",
       """{"v":2,"streams":{"s":{"arn":"a","created":1}}}""" -> "no object of shards",
-      """{"v":3,"streams":{"s":{"shards":{"shardId-1":{"kind":"after","seq":"12","sub":-1}}}}}""" -> "sub-sequence"
+      """{"v":3,"streams":{"s":{"shards":{"shardId-1":{"kind":"after","seq":"12","sub":-1}}}}}""" -> "sub-sequence",
+      """{"v":3,"streams":{"s":{"shards":{"shardId-1":{"kind":"at","seq":"12"}}}}}""" -> "only version 4",
+      """{"v":4,"streams":{"s":{"shards":{"shardId-1":{"kind":"at","seq":"x"}}}}}""" -> "not a number"
     )
     bad.foreach { case (json, problem) =>
       val e = intercept[KinesisException](KinesisSourceOffset.fromJson(json))

@@ -31,6 +31,28 @@ class PrefetchPlanSuite extends AnyFunSuite {
     assert(sizes(PrefetchPlan.tasks(shards(3), shardsPerTask = 5, slots = 1)) == Seq(3))
   }
 
+  test("maxPartitions: that many tasks, every shard dealt to them in turn, subscribed or polled") {
+    val mixed =
+      shards(5) ++ shards(4, subscribed = true).map(s => s.copy(shard = s.shard.copy(shardId = s.shard.shardId + "e")))
+    val tasks = PrefetchPlan.tasks(mixed, shardsPerTask = 5, slots = 2, maxPartitions = Some(3))
+    assert(sizes(tasks) == Seq(3, 3, 3))
+    assert(tasks.flatten.toSet == mixed.toSet, "every shard once")
+    assert(sizes(PrefetchPlan.tasks(shards(2), shardsPerTask = 5, slots = 100, maxPartitions = Some(8))) == Seq(1, 1))
+    assert(PrefetchPlan.tasks(Nil, shardsPerTask = 5, slots = 2, maxPartitions = Some(3)).isEmpty)
+    val bounded = PrefetchPlan.tasks(shards(2500), shardsPerTask = 5, slots = 2, maxPartitions = Some(1))
+    assert(sizes(bounded) == Seq(834, 833, 833), "more tasks than maxPartitions only for the bound of 1000")
+  }
+
+  test("with maxPartitions a task has a thread per subscribed shard and shardsPerTask for the polled") {
+    val config = io.github.sparkkinesis.testing.DefaultConfigs.Prefetch
+    val withMax = config.copy(maxPartitions = Some(1))
+    val efo = shards(12, subscribed = true)
+    assert(PrefetchTask.threadsFor(efo, config) == config.shardsPerTask, "without it: shardsPerTask")
+    assert(PrefetchTask.threadsFor(efo, withMax) == 12)
+    assert(PrefetchTask.threadsFor(efo ++ shards(3), withMax) == 13, "one more for the polled shards")
+    assert(PrefetchTask.threadsFor(shards(30), withMax) == config.shardsPerTask)
+  }
+
   test("no task holds more shards than a task's blocks can be numbered for") {
     val tasks = PrefetchPlan.tasks(shards(2500), shardsPerTask = 5, slots = 2)
     assert(sizes(tasks) == Seq(834, 834, 832))

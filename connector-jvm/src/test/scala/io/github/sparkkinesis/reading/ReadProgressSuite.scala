@@ -15,4 +15,10 @@ class ReadProgressSuite extends AnyFunSuite {
     assert(new ReadProgress(key, ShardPosition.AtTimestamp(5L)).resumeAt == IteratorStart.AtTimestamp(5L))
     assert(ReadProgress.startOf(ShardPosition.ShardEnd).isEmpty)
   }
+
+  test("a shard started at a named record is opened at it until a record is read, then after the last one") {
+    val progress = new ReadProgress(key, ShardPosition.At("10"))
+    assert(progress.resumeAt == IteratorStart.AtSequenceNumber("10"))
+    assert(progress.lastSequenceNumber.isEmpty, "the record at 10 is not read yet")
+  }
 }

@@ -26,6 +26,17 @@ class ShardLineageSuite extends AnyFunSuite with ScalaCheckPropertyChecks {
     assert(tracked == Map(key("a") -> ShardPosition.ShardEnd, key("b") -> ShardPosition.TrimHorizon))
   }
 
+  test("starting at or after named records: shards not named from their start, ancestors of named ones done") {
+    val listed = Map(key("p") -> info("p"), key("c") -> info("c", "p"), key("other") -> info("other"))
+    val starts = ShardLineage.startingAfter(Map(key("c") -> ShardPosition.At("42")), listed)
+    assert(
+      starts == Map(
+        key("c") -> ShardPosition.At("42"),
+        key("p") -> ShardPosition.ShardEnd,
+        key("other") -> ShardPosition.TrimHorizon))
+    assert(ShardLineage.readable(key("c"), starts, listed), "a shard starting at a record is read at once")
+  }
+
   test("a child waits until every tracked parent is read to its end") {
     val listed = Map(key("p1") -> info("p1"), key("p2") -> info("p2"), key("c") -> info("c", "p1", "p2"))
     val waiting = Map(

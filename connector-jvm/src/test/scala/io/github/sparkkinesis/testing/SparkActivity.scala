@@ -24,6 +24,7 @@ final class SparkActivity extends SparkListener {
   private val storers = ConcurrentHashMap.newKeySet[String]()
   private val runningPrefetchJobs = ConcurrentHashMap.newKeySet[Int]()
   private val prefetchJobsStarted = new AtomicInteger()
+  private val prefetchTasks = new java.util.concurrent.ConcurrentLinkedQueue[Int]()
 
   override def onBlockUpdated(event: SparkListenerBlockUpdated): Unit = {
     val info = event.blockUpdatedInfo
@@ -43,6 +44,7 @@ final class SparkActivity extends SparkListener {
         .flatMap(p => Option(p.getProperty("spark.job.description")))
         .exists(_.startsWith(PrefetchJob))) {
       prefetchJobsStarted.incrementAndGet()
+      prefetchTasks.add(event.stageInfos.map(_.numTasks).sum)
       runningPrefetchJobs.add(event.jobId)
     }
 
@@ -59,6 +61,9 @@ final class SparkActivity extends SparkListener {
 
   def prefetchJobsRunning: Int = runningPrefetchJobs.size
   def prefetchJobs: Int = prefetchJobsStarted.get
+
+  /** How many tasks each prefetch job started so far had, in the order they started. */
+  def prefetchJobTasks: Seq[Int] = prefetchTasks.asScala.toSeq
 
   /** Removes every live prefetched block, as the loss of an executor or an eviction would. */
   def removeAllBlocks(): Int = {
