@@ -6,6 +6,7 @@ import java.util.concurrent.{CompletionException, ExecutionException}
 
 import scala.jdk.CollectionConverters._
 
+import software.amazon.awssdk.awscore.{AwsRequest, AwsRequestOverrideConfiguration}
 import software.amazon.awssdk.awscore.exception.AwsServiceException
 import software.amazon.awssdk.core.exception.{SdkClientException, SdkException}
 import software.amazon.awssdk.core.SdkBytes
@@ -39,21 +40,39 @@ import software.amazon.awssdk.services.kinesis.model.{
  * [[KinesisApi]] over the AWS SDK: its synchronous Kinesis client for calls, and, for SubscribeToShard, an
  * asynchronous client over HTTP/2, built on the first subscription. Thread-safe. Owns the clients and their
  * HTTP clients and closes them.
+ *
+ * A view made by [[counting]] shares the clients and counts AWS' throttling answers to its calls in the
+ * caller's [[RateLimitErrors]]: each request carries it to [[RateLimitCounting]], which sees every attempt of
+ * a synchronous call; SubscribeToShard, which the SDK never retries, counts the throttling it fails with.
  */
-private[sparkkinesis] final class SdkKinesisApi(
-    client: KinesisClient,
-    http: SdkHttpClient,
-    newAsyncClient: () => KinesisAsyncClient,
-    val target: String)
+private[sparkkinesis] final class SdkKinesisApi private (
+    clients: SdkKinesisApi.Clients,
+    val target: String,
+    errors: Option[RateLimitErrors])
     extends KinesisApi {
   import SdkKinesisApi._
 
-  private lazy val asyncClient = newAsyncClient()
-  @volatile private var asyncClientBuilt = false
+  def this(client: KinesisClient, http: SdkHttpClient, newAsyncClient: () => KinesisAsyncClient, target: String) =
+    this(new SdkKinesisApi.Clients(client, http, newAsyncClient), target, None)
+
+  private def client: KinesisClient = clients.sync
+  private def asyncClient: KinesisAsyncClient = clients.async
+
+  override def counting(errors: RateLimitErrors): KinesisApi = new SdkKinesisApi(clients, target, Some(errors))
+
+  /** What each request of this client carries: the caller's count, if it keeps one. */
+  private val requestOverrides = errors.map { e =>
+    AwsRequestOverrideConfiguration.builder().putExecutionAttribute(RateLimitCounting.Errors, e).build()
+  }
+
+  private def counted[B <: AwsRequest.Builder](request: B): B = {
+    requestOverrides.foreach(o => request.overrideConfiguration(o))
+    request
+  }
 
   override def describeStream(stream: String): StreamSummary = call("DescribeStreamSummary") {
     val summary = client
-      .describeStreamSummary(DescribeStreamSummaryRequest.builder().streamName(stream).build())
+      .describeStreamSummary(counted(DescribeStreamSummaryRequest.builder().streamName(stream)).build())
       .streamDescriptionSummary()
     StreamSummary(
       summary.streamName(),
@@ -66,7 +85,7 @@ private[sparkkinesis] final class SdkKinesisApi(
 
   override def listShards(stream: String, pageSize: Int): Seq[ShardInfo] = call("ListShards") {
     val shards = Seq.newBuilder[ShardInfo]
-    var request = ListShardsRequest.builder().streamName(stream).maxResults(pageSize).build()
+    var request = counted(ListShardsRequest.builder().streamName(stream).maxResults(pageSize)).build()
     var more = true
     while (more) {
       val response = client.listShards(request)
@@ -82,7 +101,7 @@ private[sparkkinesis] final class SdkKinesisApi(
         )
       }
       Option(response.nextToken()) match {
-        case Some(token) => request = ListShardsRequest.builder().nextToken(token).maxResults(pageSize).build()
+        case Some(token) => request = counted(ListShardsRequest.builder().nextToken(token).maxResults(pageSize)).build()
         case None => more = false
       }
     }
@@ -91,7 +110,7 @@ private[sparkkinesis] final class SdkKinesisApi(
 
   override def getShardIterator(stream: String, shardId: String, start: IteratorStart): String =
     call("GetShardIterator") {
-      val request = GetShardIteratorRequest.builder().streamName(stream).shardId(shardId)
+      val request = counted(GetShardIteratorRequest.builder().streamName(stream).shardId(shardId))
       start match {
         case IteratorStart.TrimHorizon => request.shardIteratorType(ShardIteratorType.TRIM_HORIZON)
         case IteratorStart.Latest => request.shardIteratorType(ShardIteratorType.LATEST)
@@ -112,7 +131,8 @@ private[sparkkinesis] final class SdkKinesisApi(
 
   override def getRecords(stream: String, shardId: String, iterator: String, limit: Int): RecordBatch =
     call("GetRecords") {
-      val response = client.getRecords(GetRecordsRequest.builder().shardIterator(iterator).limit(limit).build())
+      val response =
+        client.getRecords(counted(GetRecordsRequest.builder().shardIterator(iterator).limit(limit)).build())
       RecordBatch(
         response.records().asScala.iterator.map(recordOf).toVector,
         Option(response.nextShardIterator()),
@@ -127,7 +147,8 @@ private[sparkkinesis] final class SdkKinesisApi(
       r.explicitHashKey.foreach(entry.explicitHashKey)
       entry.build()
     }
-    val response = client.putRecords(PutRecordsRequest.builder().streamName(stream).records(entries.asJava).build())
+    val response =
+      client.putRecords(counted(PutRecordsRequest.builder().streamName(stream).records(entries.asJava)).build())
     response.records().asScala.toSeq.map { e =>
       PutResult(Option(e.shardId()), Option(e.sequenceNumber()), Option(e.errorCode()))
     }
@@ -138,7 +159,7 @@ private[sparkkinesis] final class SdkKinesisApi(
       call("DescribeStreamConsumer") {
         val c = client
           .describeStreamConsumer(
-            DescribeStreamConsumerRequest.builder().streamARN(streamArn).consumerName(consumerName).build()
+            counted(DescribeStreamConsumerRequest.builder().streamARN(streamArn).consumerName(consumerName)).build()
           )
           .consumerDescription()
         Some(
@@ -154,7 +175,7 @@ private[sparkkinesis] final class SdkKinesisApi(
     call("RegisterStreamConsumer") {
       val c = client
         .registerStreamConsumer(
-          RegisterStreamConsumerRequest.builder().streamARN(streamArn).consumerName(consumerName).build()
+          counted(RegisterStreamConsumerRequest.builder().streamARN(streamArn).consumerName(consumerName)).build()
         )
         .consumer()
       ConsumerInfo(
@@ -168,7 +189,7 @@ private[sparkkinesis] final class SdkKinesisApi(
     val consumers = Seq.newBuilder[ConsumerInfo]
     var token = Option.empty[String]
     do {
-      val request = ListStreamConsumersRequest.builder().streamARN(streamArn)
+      val request = counted(ListStreamConsumersRequest.builder().streamARN(streamArn))
       token.foreach(request.nextToken)
       val response = client.listStreamConsumers(request.build())
       response.consumers().asScala.foreach { c =>
@@ -186,7 +207,7 @@ private[sparkkinesis] final class SdkKinesisApi(
   override def deregisterConsumer(streamArn: String, consumerName: String): Unit =
     call("DeregisterStreamConsumer") {
       client.deregisterStreamConsumer(
-        DeregisterStreamConsumerRequest.builder().streamARN(streamArn).consumerName(consumerName).build()
+        counted(DeregisterStreamConsumerRequest.builder().streamARN(streamArn).consumerName(consumerName)).build()
       )
     }
 
@@ -205,19 +226,22 @@ private[sparkkinesis] final class SdkKinesisApi(
       }
       val request =
         SubscribeToShardRequest.builder().consumerARN(consumerArn).shardId(shardId).startingPosition(position.build())
-      asyncClientBuilt = true
       val subscription = new SdkShardSubscription(
-        failure => translate("SubscribeToShard", unwrap(failure), sequenceStart = isSequenceStart(start)),
+        failure =>
+          countedIfThrottled(translate("SubscribeToShard", unwrap(failure), sequenceStart = isSequenceStart(start))),
         recordOf
       )
       subscription.start(handler => asyncClient.subscribeToShard(request.build(), handler))
       subscription
     }
 
-  override def close(): Unit = {
-    client.close()
-    http.close()
-    if (asyncClientBuilt) asyncClient.close()
+  /** Closes the clients, those of every view of them too. */
+  override def close(): Unit = clients.close()
+
+  /** A subscription's failure: throttling counts as an attempt answered so (the SDK does not retry these). */
+  private def countedIfThrottled(failure: Throwable): Throwable = {
+    if (failure.isInstanceOf[KinesisApiException.Throttled]) errors.foreach(_.add(1))
+    failure
   }
 
   /** Runs one SDK call and turns the failures the connector reacts to into [[KinesisApiException]]s. */
@@ -268,6 +292,22 @@ private[sparkkinesis] final class SdkKinesisApi(
 }
 
 private object SdkKinesisApi {
+
+  /** The SDK clients a client and its views share; the asynchronous one built on first use. Thread-safe. */
+  final class Clients(val sync: KinesisClient, http: SdkHttpClient, newAsyncClient: () => KinesisAsyncClient) {
+    @volatile private var asyncBuilt = false
+    lazy val async: KinesisAsyncClient = {
+      val built = newAsyncClient()
+      asyncBuilt = true
+      built
+    }
+
+    def close(): Unit = {
+      sync.close()
+      http.close()
+      if (asyncBuilt) async.close()
+    }
+  }
 
   def recordOf(r: Record): KinesisRecord =
     KinesisRecord(
