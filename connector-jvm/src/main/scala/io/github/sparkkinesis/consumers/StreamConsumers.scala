@@ -44,6 +44,7 @@ private[sparkkinesis] final class StreamConsumers(
       }
     }
     if (due) checkedAt = Some(now)
+    active = consumerArns.size
     consumerArns.toMap
   }
 
@@ -51,6 +52,7 @@ private[sparkkinesis] final class StreamConsumers(
   def lost(stream: String): Unit = synchronized {
     log.warn(s"The consumer ${names(stream)} of stream '$stream' is gone; registering it again")
     consumerArns.remove(stream)
+    active = consumerArns.size
   }
 
   /** Deregisters every consumer of the query; failures are logged, as the query is stopping anyway. */
@@ -64,7 +66,16 @@ private[sparkkinesis] final class StreamConsumers(
       }
     }
     consumerArns.clear()
+    active = 0
   }
+
+  /**
+   * The consumers the query reads through now: ACTIVE, one per stream, until one is found gone or they are
+   * deregistered. Read without waiting for a registration under way.
+   */
+  def inUse: Int = active
+
+  @volatile private var active = 0
 
   private def streamArn(stream: String): String =
     streamArns.getOrElseUpdate(stream, call("DescribeStreamSummary", stream)(api.describeStream(stream).arn))
