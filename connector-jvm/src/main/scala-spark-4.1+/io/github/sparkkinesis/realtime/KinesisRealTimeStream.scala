@@ -4,7 +4,7 @@ package io.github.sparkkinesis.realtime
 import scala.jdk.CollectionConverters._
 
 import io.github.sparkkinesis.aws.AwsConfig
-import io.github.sparkkinesis.client.{ClientUse, KinesisApi, KinesisClientFactory}
+import io.github.sparkkinesis.client.{ClientUse, KinesisApi, KinesisClientFactory, RateLimitErrors}
 import io.github.sparkkinesis.config.{KinesisOptions, KinesisSourceConfig}
 import io.github.sparkkinesis.errors.KinesisErrors
 import io.github.sparkkinesis.offsets.{KinesisSourceOffset, ShardKey, ShardPosition, StreamIdentity}
@@ -16,6 +16,7 @@ import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.connector.read.{InputPartition, PartitionReader, PartitionReaderFactory}
 import org.apache.spark.sql.connector.read.streaming._
 import org.apache.spark.sql.SparkSession
+import org.apache.spark.util.LongAccumulator
 import org.slf4j.LoggerFactory
 
 /**
@@ -122,11 +123,14 @@ private[sparkkinesis] final class KinesisRealTimeStream(
   }
 
   override def createReaderFactory(): PartitionReaderFactory =
-    if (realTime) new RealTimeReaderFactory(runtime) else super.createReaderFactory()
+    if (realTime) new RealTimeReaderFactory(runtime, taskRateLimitErrors) else super.createReaderFactory()
 
-  /** In real-time mode, the metrics of every mode, with the lag as the last batch's tasks left each shard. */
+  /**
+   * In real-time mode, the metrics of every mode, with the lag as the last batch's tasks left each shard and
+   * AWS' throttling answers to the driver's calls and to those of the tasks that ended.
+   */
   override def metrics(latestConsumedOffset: java.util.Optional[Offset]): java.util.Map[String, String] =
-    if (realTime) streams.metrics(lag).asJava else super.metrics(latestConsumedOffset)
+    if (realTime) streams.metrics(lag, taskRateLimitErrors.value).asJava else super.metrics(latestConsumedOffset)
 }
 
 private[sparkkinesis] object KinesisRealTimeStream {
@@ -135,10 +139,20 @@ private[sparkkinesis] object KinesisRealTimeStream {
   private final case class Planned(recorded: Map[String, StreamIdentity], tracked: Map[ShardKey, ShardPosition])
 }
 
-/** Creates the readers of a real-time batch's tasks on executors. */
-private[sparkkinesis] final class RealTimeReaderFactory(runtime: PrefetchRuntime) extends PartitionReaderFactory {
+/**
+ * Creates the readers of a real-time batch's tasks on executors; each adds AWS' throttling answers to its
+ * calls to the query's `rateLimitErrors` when it closes.
+ */
+private[sparkkinesis] final class RealTimeReaderFactory(runtime: PrefetchRuntime, rateLimitErrors: LongAccumulator)
+    extends PartitionReaderFactory {
   override def createReader(partition: InputPartition): PartitionReader[InternalRow] = {
     val shards = partition.asInstanceOf[RealTimeInputPartition]
-    new RealTimeReader(shards, runtime.executorApi(shards.aws))
+    val throttled = new RateLimitErrors
+    new RealTimeReader(
+      shards,
+      runtime.executorApi(shards.aws).counting(throttled),
+      onClose = () => {
+        rateLimitErrors.add(throttled.take())
+      })
   }
 }

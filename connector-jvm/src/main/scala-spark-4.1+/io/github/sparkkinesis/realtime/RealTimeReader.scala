@@ -17,11 +17,14 @@ import org.slf4j.LoggerFactory
  * closed and read to its end. Each shard's position moves only with the records handed on, so the offset
  * reported at the end is exact whatever was read beyond it. A subscription open at the end is left for the
  * next batch's task on this executor. Runs in one task on an executor; not thread-safe.
+ *
+ * @param onClose what the task does once its reading has ended (hand on the counts of its calls)
  */
 private[sparkkinesis] final class RealTimeReader(
     partition: RealTimeInputPartition,
     api: KinesisApi,
-    clock: Clock = SystemClock)
+    clock: Clock = SystemClock,
+    onClose: () => Unit = () => ())
     extends RealTimeReads {
 
   private val log = LoggerFactory.getLogger(getClass)
@@ -78,7 +81,8 @@ private[sparkkinesis] final class RealTimeReader(
     })
 
   override def close(): Unit = {
-    feed.close()
+    try feed.close()
+    finally onClose()
     val read = shards.indices.map(i => s"${shards(i).key} ${shards(i).from} to ${positions(i)}: ${counts(i)}")
     log.info(s"Read in real time for ${clock.nowMillis() - startedAt} ms, records by shard: ${read.mkString("; ")}")
   }

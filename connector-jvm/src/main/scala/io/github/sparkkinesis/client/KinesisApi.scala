@@ -52,5 +52,13 @@ private[sparkkinesis] trait KinesisApi extends AutoCloseable {
    */
   def subscribeToShard(consumerArn: String, shardId: String, start: IteratorStart): ShardSubscription
 
+  /**
+   * This client as one caller sees it: AWS' throttling answers to the calls made through the result are
+   * counted in `errors`, attempt by attempt, those the AWS SDK retried by itself included. The result shares
+   * this client's connections (closing either closes both). A client that does not call AWS through the SDK
+   * has no attempts of its own to count, and may be its own view.
+   */
+  def counting(errors: RateLimitErrors): KinesisApi = this
+
   override def close(): Unit
 }

@@ -17,7 +17,8 @@ import software.amazon.awssdk.services.kinesis.{KinesisAsyncClient, KinesisClien
 
 /**
  * Builds AWS clients. HTTP clients are built here explicitly, never found by the SDK's service loading, so
- * that the shaded connector jar works whatever else is on the classpath.
+ * that the shaded connector jar works whatever else is on the classpath. The synchronous client counts AWS'
+ * throttling answers, attempt by attempt, for the callers that keep a count ([[RateLimitCounting]]).
  */
 private[sparkkinesis] object KinesisClientFactory {
 
@@ -42,7 +43,8 @@ private[sparkkinesis] object KinesisClientFactory {
       .httpClient(http)
       .region(Region.of(aws.region))
       .credentialsProvider(Credentials.provider(aws.credentials))
-      .overrideConfiguration(overrides(userAgent).apiCallTimeout(Duration.ofMinutes(2)).build())
+      .overrideConfiguration(
+        overrides(userAgent).addExecutionInterceptor(RateLimitCounting).apiCallTimeout(Duration.ofMinutes(2)).build())
     aws.endpoint.foreach(e => builder.endpointOverride(URI.create(e)))
     new SdkKinesisApi(builder.build(), http, () => createAsync(aws, userAgent), aws.describeTarget, aws.streamArns)
   }

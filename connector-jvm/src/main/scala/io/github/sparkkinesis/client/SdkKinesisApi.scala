@@ -6,6 +6,7 @@ import java.util.concurrent.{CompletionException, ExecutionException}
 
 import scala.jdk.CollectionConverters._
 
+import software.amazon.awssdk.awscore.{AwsRequest, AwsRequestOverrideConfiguration}
 import software.amazon.awssdk.awscore.exception.AwsServiceException
 import software.amazon.awssdk.core.exception.{SdkClientException, SdkException}
 import software.amazon.awssdk.core.SdkBytes
@@ -40,19 +41,42 @@ import software.amazon.awssdk.services.kinesis.model.{
  * asynchronous client over HTTP/2, built on the first subscription. Thread-safe. Owns the clients and their
  * HTTP clients and closes them.
  *
+ * A view made by [[counting]] shares the clients and counts AWS' throttling answers to its calls in the
+ * caller's [[RateLimitErrors]]: each request carries it to [[RateLimitCounting]], which sees every attempt of
+ * a synchronous call; SubscribeToShard, which the SDK never retries, counts the throttling it fails with.
+ *
  * @param streamArns the ARN of each stream that requests name by ARN rather than by name
  */
-private[sparkkinesis] final class SdkKinesisApi(
-    client: KinesisClient,
-    http: SdkHttpClient,
-    newAsyncClient: () => KinesisAsyncClient,
+private[sparkkinesis] final class SdkKinesisApi private (
+    clients: SdkKinesisApi.Clients,
     val target: String,
-    streamArns: Map[String, String] = Map.empty)
+    errors: Option[RateLimitErrors],
+    streamArns: Map[String, String])
     extends KinesisApi {
   import SdkKinesisApi._
 
-  private lazy val asyncClient = newAsyncClient()
-  @volatile private var asyncClientBuilt = false
+  def this(
+      client: KinesisClient,
+      http: SdkHttpClient,
+      newAsyncClient: () => KinesisAsyncClient,
+      target: String,
+      streamArns: Map[String, String] = Map.empty) =
+    this(new SdkKinesisApi.Clients(client, http, newAsyncClient), target, None, streamArns)
+
+  private def client: KinesisClient = clients.sync
+  private def asyncClient: KinesisAsyncClient = clients.async
+
+  override def counting(errors: RateLimitErrors): KinesisApi = new SdkKinesisApi(clients, target, Some(errors), streamArns)
+
+  /** What each request of this client carries: the caller's count, if it keeps one. */
+  private val requestOverrides = errors.map { e =>
+    AwsRequestOverrideConfiguration.builder().putExecutionAttribute(RateLimitCounting.Errors, e).build()
+  }
+
+  private def counted[B <: AwsRequest.Builder](request: B): B = {
+    requestOverrides.foreach(o => request.overrideConfiguration(o))
+    request
+  }
 
   /** Names `stream` in a request, by its ARN if it has one here, else by its name. */
   private def naming(stream: String)(byName: String => Any, byArn: String => Any): Unit =
@@ -62,7 +86,7 @@ private[sparkkinesis] final class SdkKinesisApi(
     }
 
   override def describeStream(stream: String): StreamSummary = call("DescribeStreamSummary") {
-    val request = DescribeStreamSummaryRequest.builder()
+    val request = counted(DescribeStreamSummaryRequest.builder())
     naming(stream)(request.streamName(_), request.streamARN(_))
     val summary = client.describeStreamSummary(request.build()).streamDescriptionSummary()
     StreamSummary(
@@ -76,7 +100,7 @@ private[sparkkinesis] final class SdkKinesisApi(
 
   override def listShards(stream: String, pageSize: Int): Seq[ShardInfo] = call("ListShards") {
     val shards = Seq.newBuilder[ShardInfo]
-    val first = ListShardsRequest.builder().maxResults(pageSize)
+    val first = counted(ListShardsRequest.builder().maxResults(pageSize))
     naming(stream)(first.streamName(_), first.streamARN(_))
     var request = first.build()
     var more = true
@@ -94,7 +118,7 @@ private[sparkkinesis] final class SdkKinesisApi(
         )
       }
       Option(response.nextToken()) match {
-        case Some(token) => request = ListShardsRequest.builder().nextToken(token).maxResults(pageSize).build()
+        case Some(token) => request = counted(ListShardsRequest.builder().nextToken(token).maxResults(pageSize)).build()
         case None => more = false
       }
     }
@@ -103,7 +127,7 @@ private[sparkkinesis] final class SdkKinesisApi(
 
   override def getShardIterator(stream: String, shardId: String, start: IteratorStart): String =
     call("GetShardIterator") {
-      val request = GetShardIteratorRequest.builder().shardId(shardId)
+      val request = counted(GetShardIteratorRequest.builder().shardId(shardId))
       naming(stream)(request.streamName(_), request.streamARN(_))
       start match {
         case IteratorStart.TrimHorizon => request.shardIteratorType(ShardIteratorType.TRIM_HORIZON)
@@ -125,7 +149,7 @@ private[sparkkinesis] final class SdkKinesisApi(
 
   override def getRecords(stream: String, shardId: String, iterator: String, limit: Int): RecordBatch =
     call("GetRecords") {
-      val request = GetRecordsRequest.builder().shardIterator(iterator).limit(limit)
+      val request = counted(GetRecordsRequest.builder().shardIterator(iterator).limit(limit))
       // The iterator names the stream; a stream read by ARN is named by it here too, as its policy may require.
       streamArns.get(stream).foreach(request.streamARN(_))
       val response = client.getRecords(request.build())
@@ -143,7 +167,7 @@ private[sparkkinesis] final class SdkKinesisApi(
       r.explicitHashKey.foreach(entry.explicitHashKey)
       entry.build()
     }
-    val request = PutRecordsRequest.builder().records(entries.asJava)
+    val request = counted(PutRecordsRequest.builder().records(entries.asJava))
     naming(stream)(request.streamName(_), request.streamARN(_))
     val response = client.putRecords(request.build())
     response.records().asScala.toSeq.map { e =>
@@ -156,7 +180,7 @@ private[sparkkinesis] final class SdkKinesisApi(
       call("DescribeStreamConsumer") {
         val c = client
           .describeStreamConsumer(
-            DescribeStreamConsumerRequest.builder().streamARN(streamArn).consumerName(consumerName).build()
+            counted(DescribeStreamConsumerRequest.builder().streamARN(streamArn).consumerName(consumerName)).build()
           )
           .consumerDescription()
         Some(
@@ -187,7 +211,7 @@ private[sparkkinesis] final class SdkKinesisApi(
     call("RegisterStreamConsumer") {
       val c = client
         .registerStreamConsumer(
-          RegisterStreamConsumerRequest.builder().streamARN(streamArn).consumerName(consumerName).build()
+          counted(RegisterStreamConsumerRequest.builder().streamARN(streamArn).consumerName(consumerName)).build()
         )
         .consumer()
       ConsumerInfo(
@@ -201,7 +225,7 @@ private[sparkkinesis] final class SdkKinesisApi(
     val consumers = Seq.newBuilder[ConsumerInfo]
     var token = Option.empty[String]
     do {
-      val request = ListStreamConsumersRequest.builder().streamARN(streamArn)
+      val request = counted(ListStreamConsumersRequest.builder().streamARN(streamArn))
       token.foreach(request.nextToken)
       val response = client.listStreamConsumers(request.build())
       response.consumers().asScala.foreach { c =>
@@ -219,7 +243,7 @@ private[sparkkinesis] final class SdkKinesisApi(
   override def deregisterConsumer(streamArn: String, consumerName: String): Unit =
     call("DeregisterStreamConsumer") {
       client.deregisterStreamConsumer(
-        DeregisterStreamConsumerRequest.builder().streamARN(streamArn).consumerName(consumerName).build()
+        counted(DeregisterStreamConsumerRequest.builder().streamARN(streamArn).consumerName(consumerName)).build()
       )
     }
 
@@ -238,19 +262,22 @@ private[sparkkinesis] final class SdkKinesisApi(
       }
       val request =
         SubscribeToShardRequest.builder().consumerARN(consumerArn).shardId(shardId).startingPosition(position.build())
-      asyncClientBuilt = true
       val subscription = new SdkShardSubscription(
-        failure => translate("SubscribeToShard", unwrap(failure), sequenceStart = isSequenceStart(start)),
+        failure =>
+          countedIfThrottled(translate("SubscribeToShard", unwrap(failure), sequenceStart = isSequenceStart(start))),
         recordOf
       )
       subscription.start(handler => asyncClient.subscribeToShard(request.build(), handler))
       subscription
     }
 
-  override def close(): Unit = {
-    client.close()
-    http.close()
-    if (asyncClientBuilt) asyncClient.close()
+  /** Closes the clients, those of every view of them too. */
+  override def close(): Unit = clients.close()
+
+  /** A subscription's failure: throttling counts as an attempt answered so (the SDK does not retry these). */
+  private def countedIfThrottled(failure: Throwable): Throwable = {
+    if (failure.isInstanceOf[KinesisApiException.Throttled]) errors.foreach(_.add(1))
+    failure
   }
 
   /** Runs one SDK call and turns the failures the connector reacts to into [[KinesisApiException]]s. */
@@ -301,6 +328,22 @@ private[sparkkinesis] final class SdkKinesisApi(
 }
 
 private object SdkKinesisApi {
+
+  /** The SDK clients a client and its views share; the asynchronous one built on first use. Thread-safe. */
+  final class Clients(val sync: KinesisClient, http: SdkHttpClient, newAsyncClient: () => KinesisAsyncClient) {
+    @volatile private var asyncBuilt = false
+    lazy val async: KinesisAsyncClient = {
+      val built = newAsyncClient()
+      asyncBuilt = true
+      built
+    }
+
+    def close(): Unit = {
+      sync.close()
+      http.close()
+      if (asyncBuilt) async.close()
+    }
+  }
 
   def recordOf(r: Record): KinesisRecord =
     KinesisRecord(

@@ -49,6 +49,7 @@ private[sparkkinesis] final class StreamConsumers(
       }
     }
     if (due) checkedAt = Some(now)
+    active = consumerArns.size
     consumerArns.toMap
   }
 
@@ -72,6 +73,7 @@ private[sparkkinesis] final class StreamConsumers(
     val what = if (consumers(stream).isInstanceOf[QueryConsumer.Own]) "registering it again" else "checking it"
     log.warn(s"The consumer ${consumers(stream).id} of stream '$stream' is gone; $what")
     consumerArns.remove(stream)
+    active = consumerArns.size
   }
 
   /**
@@ -90,7 +92,16 @@ private[sparkkinesis] final class StreamConsumers(
       case _ => ()
     }
     consumerArns.clear()
+    active = 0
   }
+
+  /**
+   * The consumers the query reads through now: ACTIVE, one per stream, until one is found gone or they are
+   * deregistered. Read without waiting for a registration under way.
+   */
+  def inUse: Int = active
+
+  @volatile private var active = 0
 
   private def streamArn(stream: String): String =
     streamArns.getOrElseUpdate(stream, call("DescribeStreamSummary", stream)(api.describeStream(stream).arn))

@@ -5,6 +5,7 @@ import io.github.sparkkinesis.aws.AwsConfig
 import io.github.sparkkinesis.client.{ClientUse, KinesisApi, SharedKinesisApis}
 import io.github.sparkkinesis.config.KinesisSourceConfig
 import org.apache.spark.sql.SparkSession
+import org.apache.spark.util.LongAccumulator
 
 /**
  * Where a source's prefetch tasks run and keep their blocks, and how tasks reach Kinesis. Travels to the
@@ -16,8 +17,17 @@ private[sparkkinesis] trait PrefetchRuntime extends Serializable {
   /** The Kinesis client of this JVM for the given settings, shared by its tasks. */
   def executorApi(aws: AwsConfig): KinesisApi
 
-  /** Called on the query's thread when prefetching starts. */
-  def jobs(config: KinesisSourceConfig): PrefetchJobs
+  /**
+   * Called on the query's thread when prefetching starts; each task adds AWS' throttling answers to its
+   * calls to `rateLimitErrors`.
+   */
+  def jobs(config: KinesisSourceConfig, rateLimitErrors: LongAccumulator): PrefetchJobs
+
+  /**
+   * A count of one query that its tasks, wherever they run, add to and its driver reads: a Spark accumulator,
+   * which Spark merges as each task ends. Called on the query's thread.
+   */
+  def taskCount(): LongAccumulator
 }
 
 /** Spark jobs on the query's SparkContext, blocks in the executors' BlockManagers. */
@@ -26,6 +36,13 @@ private[sparkkinesis] object SparkPrefetchRuntime extends PrefetchRuntime {
 
   override def executorApi(aws: AwsConfig): KinesisApi = SharedKinesisApis.get(aws, ClientUse.Reading)
 
-  override def jobs(config: KinesisSourceConfig): PrefetchJobs =
-    new SparkPrefetchJobs(SparkSession.active.sparkContext, config.prefetch, config.aws, config.description)
+  override def jobs(config: KinesisSourceConfig, rateLimitErrors: LongAccumulator): PrefetchJobs =
+    new SparkPrefetchJobs(
+      SparkSession.active.sparkContext,
+      config.prefetch,
+      config.aws,
+      config.description,
+      rateLimitErrors)
+
+  override def taskCount(): LongAccumulator = SparkSession.active.sparkContext.longAccumulator
 }

@@ -4,25 +4,27 @@ package io.github.sparkkinesis.prefetch
 import java.util.UUID
 
 import io.github.sparkkinesis.aws.AwsConfig
-import io.github.sparkkinesis.client.{ClientUse, SharedKinesisApis}
+import io.github.sparkkinesis.client.{ClientUse, RateLimitErrors, SharedKinesisApis}
 import io.github.sparkkinesis.config.PrefetchConfig
 import io.github.sparkkinesis.shims.SparkShims
 import io.github.sparkkinesis.util.SystemClock
 import org.apache.spark.{SparkContext, SparkThrowable, TaskContext}
 import org.apache.spark.sparkkinesis.SparkBlocks
+import org.apache.spark.util.LongAccumulator
 
 /**
  * Prefetch tasks as Spark jobs: one partition per task, run on the executors, each task storing its blocks
  * in its executor's BlockManager and returning what it read. Jobs carry a group and a tag of their own, so
  * that only the source cancels them, when it stops (Spark's stop of a query cancels the query's group: it
  * would kill the prefetch tasks, each logged as a warning), and a description that names the source in the
- * Spark UI.
+ * Spark UI. Each task adds AWS' throttling answers to its calls to the query's `rateLimitErrors`.
  */
 private[sparkkinesis] final class SparkPrefetchJobs(
     sc: SparkContext,
     config: PrefetchConfig,
     aws: AwsConfig,
-    description: String)
+    description: String,
+    rateLimitErrors: LongAccumulator)
     extends PrefetchJobs {
 
   private val tag = s"kinesis-prefetch-${UUID.randomUUID()}"
@@ -35,7 +37,7 @@ private[sparkkinesis] final class SparkPrefetchJobs(
     prepareThread()
     sc.setJobDescription(s"Kinesis prefetch for $description: ${tasks.map(_.shards.size).sum} shards")
     val rdd = sc.makeRDD(tasks.map(t => (t, t.preferredLocations)))
-    sc.runJob(rdd, SparkPrefetchJobs.taskBody(config, aws)).toSeq.flatMap(TaskResults.decode)
+    sc.runJob(rdd, SparkPrefetchJobs.taskBody(config, aws, rateLimitErrors)).toSeq.flatMap(TaskResults.decode)
   }
 
   /**
@@ -73,26 +75,24 @@ private[sparkkinesis] object SparkPrefetchJobs {
   private val JobGroupProperty = "spark.jobGroup.id"
 
   /**
-   * What a task runs: a function of the settings alone, so that no driver-side object travels with it. It
-   * returns its outcomes as bytes ([[TaskResults]]), whichever class loader defined the classes here.
+   * What a task runs: a function of the settings alone, so that no driver-side object travels with it (but
+   * the query's accumulator, which Spark sends as an empty copy and merges back). It returns its outcomes as
+   * bytes ([[TaskResults]]), whichever class loader defined the classes here.
    */
   private def taskBody(
       config: PrefetchConfig,
-      aws: AwsConfig): (TaskContext, Iterator[PrefetchTaskSpec]) => Array[Byte] =
+      aws: AwsConfig,
+      rateLimitErrors: LongAccumulator): (TaskContext, Iterator[PrefetchTaskSpec]) => Array[Byte] =
     (context, specs) => {
       val here = Some(SparkBlocks.executorLocation)
+      val throttled = new RateLimitErrors
+      val api = SharedKinesisApis.get(aws, ClientUse.Reading).counting(throttled)
       val outcomes = specs.toList.flatMap { spec =>
         PrefetchTask
-          .run(
-            spec,
-            config,
-            SharedKinesisApis.get(aws, ClientUse.Reading),
-            SparkBlockStore,
-            SystemClock,
-            context.taskAttemptId(),
-            () => context.isInterrupted())
+          .run(spec, config, api, SparkBlockStore, SystemClock, context.taskAttemptId(), () => context.isInterrupted())
           .map(o => o.copy(cursor = o.cursor.copy(executor = here)))
       }
+      rateLimitErrors.add(throttled.take())
       TaskResults.encode(outcomes)
     }
 }

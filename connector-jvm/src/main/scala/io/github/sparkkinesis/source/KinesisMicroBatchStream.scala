@@ -15,6 +15,7 @@ import org.apache.hadoop.conf.Configuration
 import org.apache.spark.sql.connector.read.{InputPartition, PartitionReaderFactory}
 import org.apache.spark.sql.connector.read.streaming._
 import org.apache.spark.sql.SparkSession
+import org.apache.spark.util.LongAccumulator
 import org.slf4j.LoggerFactory
 
 /**
@@ -47,6 +48,12 @@ private[sparkkinesis] class KinesisMicroBatchStream(
   protected val streams =
     new QueryStreams(config, checkpointLocation, clock, () => newApi(config.aws), hadoopConf, queryId)
 
+  /**
+   * AWS' throttling answers to the calls of the query's tasks (prefetch tasks, partition readers reading a
+   * lost block again, real-time tasks), each task's added as it ends. Made on the query's thread.
+   */
+  protected lazy val taskRateLimitErrors: LongAccumulator = runtime.taskCount()
+
   /** The block id namespace of this source. */
   private val streamId = BlockRef.newStreamId()
   private val catalog = new BlockCatalog(config.prefetch)
@@ -54,7 +61,7 @@ private[sparkkinesis] class KinesisMicroBatchStream(
   private lazy val prefetcher: Prefetcher = {
     val created = new Prefetcher(
       catalog,
-      runtime.jobs(config),
+      runtime.jobs(config, taskRateLimitErrors),
       runtime.store,
       config.prefetch,
       streamId,
@@ -253,16 +260,18 @@ private[sparkkinesis] class KinesisMicroBatchStream(
     }.toArray
   }
 
-  override def createReaderFactory(): PartitionReaderFactory = new KinesisPartitionReaderFactory(runtime)
+  override def createReaderFactory(): PartitionReaderFactory =
+    new KinesisPartitionReaderFactory(runtime, taskRateLimitErrors)
 
   /**
    * Shown in every query progress under `sources[].metrics`, with the Databricks source's names: those of
-   * every mode ([[QueryStreams.metrics]], the lag as the prefetcher last saw each shard), the bytes
+   * every mode ([[QueryStreams.metrics]], the lag as the prefetcher last saw each shard, AWS' throttling
+   * answers to the driver's and the tasks' calls), the bytes
    * prefetched and not yet committed, how often prefetching was throttled, and (ours) how many records
    * looked like KPL aggregated records but were corrupt and were passed on whole.
    */
   override def metrics(latestConsumedOffset: java.util.Optional[Offset]): java.util.Map[String, String] =
-    (streams.metrics(catalog.millisBehindLatest) ++ Map(
+    (streams.metrics(catalog.millisBehindLatest, taskRateLimitErrors.value) ++ Map(
       "totalPrefetchedBytes" -> catalog.bufferedBytes.toString,
       "numThrottledFetches" -> catalog.throttledFetches.toString,
       "numCorruptAggregatedRecords" -> catalog.corruptAggregates.toString

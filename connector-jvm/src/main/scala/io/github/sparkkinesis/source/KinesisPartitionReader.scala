@@ -1,26 +1,37 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.github.sparkkinesis.source
 
+import io.github.sparkkinesis.client.RateLimitErrors
 import io.github.sparkkinesis.prefetch.{PrefetchRuntime, Segment, SegmentReader}
 import io.github.sparkkinesis.reading.RecordCursor
 import io.github.sparkkinesis.util.SystemClock
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.connector.metric.CustomTaskMetric
 import org.apache.spark.sql.connector.read.{InputPartition, PartitionReader, PartitionReaderFactory}
+import org.apache.spark.util.LongAccumulator
 import org.slf4j.LoggerFactory
 
-/** Creates the readers of [[KinesisInputPartition]]s on executors. */
-private[sparkkinesis] final class KinesisPartitionReaderFactory(runtime: PrefetchRuntime)
+/**
+ * Creates the readers of [[KinesisInputPartition]]s on executors; each adds AWS' throttling answers to its
+ * calls (when it reads a stretch from Kinesis again) to the query's `rateLimitErrors`.
+ */
+private[sparkkinesis] final class KinesisPartitionReaderFactory(
+    runtime: PrefetchRuntime,
+    rateLimitErrors: LongAccumulator)
     extends PartitionReaderFactory {
   override def createReader(partition: InputPartition): PartitionReader[InternalRow] =
-    new KinesisPartitionReader(partition.asInstanceOf[KinesisInputPartition], runtime)
+    new KinesisPartitionReader(partition.asInstanceOf[KinesisInputPartition], runtime, rateLimitErrors)
 }
 
 /**
  * Reads one partition's stretches in order and turns each record into a row. Runs in one task on an
- * executor; not thread-safe. Logs one line per partition when it closes.
+ * executor; not thread-safe. Logs one line per partition when it closes, and adds AWS' throttling answers
+ * to its calls to `rateLimitErrors` then.
  */
-private[sparkkinesis] final class KinesisPartitionReader(partition: KinesisInputPartition, runtime: PrefetchRuntime)
+private[sparkkinesis] final class KinesisPartitionReader(
+    partition: KinesisInputPartition,
+    runtime: PrefetchRuntime,
+    rateLimitErrors: LongAccumulator)
     extends PartitionReader[InternalRow] {
   private val log = LoggerFactory.getLogger(getClass)
   private val startedAt = System.nanoTime()
@@ -33,6 +44,7 @@ private[sparkkinesis] final class KinesisPartitionReader(partition: KinesisInput
   private var fromKinesis = 0L
   private var bytes = 0L
   private var blocksGone = 0
+  private val throttled = new RateLimitErrors
 
   override def next(): Boolean = {
     var found = records.exists(_.next())
@@ -53,7 +65,7 @@ private[sparkkinesis] final class KinesisPartitionReader(partition: KinesisInput
     val (source, read) = SegmentReader.read(
       segment,
       runtime.store,
-      runtime.executorApi(partition.aws),
+      runtime.executorApi(partition.aws).counting(throttled),
       partition.reading,
       SystemClock
     )
@@ -68,6 +80,7 @@ private[sparkkinesis] final class KinesisPartitionReader(partition: KinesisInput
   override def currentMetricsValues(): Array[CustomTaskMetric] = KinesisReadMetrics.taskValues(fromBlocks, fromKinesis)
 
   override def close(): Unit = {
+    rateLimitErrors.add(throttled.take())
     val ms = (System.nanoTime() - startedAt) / 1000000
     val shards = partition.segments.map(_.shard).distinct
     log.info(

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.github.sparkkinesis.source
 
-import io.github.sparkkinesis.client.{ApiFailures, KinesisApi, ShardInfo}
+import io.github.sparkkinesis.client.{ApiFailures, KinesisApi, RateLimitErrors, ShardInfo}
 import io.github.sparkkinesis.config.{InitialPosition, KinesisOptions, KinesisSourceConfig}
 import io.github.sparkkinesis.consumers.StreamConsumers
 import io.github.sparkkinesis.errors.{KinesisErrors, KinesisException}
@@ -35,11 +35,14 @@ private[sparkkinesis] final class QueryStreams(
 
   private var apiInUse = Option.empty[KinesisApi]
 
-  /** The query's Kinesis client, made on first use. */
+  /** AWS' throttling answers to the driver's own calls (listings, descriptions, consumers, cuts). */
+  private val driverRateLimitErrors = new RateLimitErrors
+
+  /** The query's Kinesis client, made on first use; AWS' throttling answers to it are counted. */
   lazy val api: KinesisApi = {
     val created = newApi()
     apiInUse = Some(created)
-    created
+    created.counting(driverRateLimitErrors)
   }
 
   /** Whether Kinesis answers the source's calls; bounds outages by the option outageTimeout. */
@@ -237,9 +240,11 @@ private[sparkkinesis] final class QueryStreams(
   /**
    * The metrics of every mode, with the Databricks source's names: the lag behind each shard's newest
    * record (`behind`, per shard; a stream whose calls fail has none, as the last one known would say all
-   * is well), how long since a call to each stream last succeeded, and the shard counts.
+   * is well), how long since a call to each stream last succeeded, the shard counts, the streams, the
+   * enhanced fan-out consumers read through, and AWS' throttling answers to the query's calls since it
+   * started: the driver's, and `taskRateLimitErrors`, those its tasks counted.
    */
-  def metrics(behind: Map[ShardKey, Long]): Map[String, String] = {
+  def metrics(behind: Map[ShardKey, Long], taskRateLimitErrors: Long): Map[String, String] = {
     val failing = config.streams.filter(health.failing).toSet
     val lag = lagMetrics(behind.collect { case (key, ms) if !failing.contains(key.stream) => ms })
     val (total, closed) = lastShardCounts
@@ -250,7 +255,11 @@ private[sparkkinesis] final class QueryStreams(
     lag ++ perStream ++ Map(
       "secondsSinceLastSuccessfulCall" -> sinceSuccess.map(_._2).max.toString,
       "numTotalShards" -> total.toString,
-      "numClosedShards" -> closed.toString)
+      "numClosedShards" -> closed.toString,
+      "numStreams" -> config.streams.size.toString,
+      "numRegisteredConsumers" -> (if (consumersInUse) consumers.fold(0)(_.inUse) else 0).toString,
+      "numAwsRateLimitErrors" -> (driverRateLimitErrors.total + taskRateLimitErrors).toString
+    )
   }
 
   /** The query stops (after its batches' reading has): consumers are deregistered if asked, the client closed. */

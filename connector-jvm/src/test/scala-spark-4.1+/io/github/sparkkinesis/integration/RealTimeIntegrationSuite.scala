@@ -78,6 +78,8 @@ class RealTimeIntegrationSuite extends AnyFunSuite with SourceIntegration {
     assert(metrics.get("numTotalShards") == "2", metrics)
     assert(Seq("avgMsBehindLatest", "maxMsBehindLatest", "minMsBehindLatest").forall(metrics.containsKey), metrics)
     assert(!metrics.containsKey("totalPrefetchedBytes"), "nothing is prefetched in real-time mode: no such metric")
+    assert(metrics.get("numStreams") == "1" && metrics.get("numRegisteredConsumers") == "0", metrics)
+    assert(metrics.get("numAwsRateLimitErrors").toLong >= 0, metrics)
     val expectedRows = expected(stream, before ++ during ++ after, beforeResults ++ duringResults ++ afterResults)
     // The batch cut short is read again whole; each batch's rows, as last delivered, are every record once.
     assert(delivered(sink).sortBy(_.seq) == expectedRows.sortBy(_.seq))
@@ -225,6 +227,9 @@ class RealTimeIntegrationSuite extends AnyFunSuite with SourceIntegration {
     }
     val consumers = admin.listConsumers(admin.describeStream(stream).arn)
     assert(consumers.map(_.name) == Seq("spark-kinesis_real-time"), consumers)
+    val metrics = query.recentProgress.last.sources.head.metrics
+    assert(metrics.get("numRegisteredConsumers") == "1" && metrics.get("numStreams") == "1", metrics)
+    assert(metrics.get("numAwsRateLimitErrors").toLong >= 0, metrics)
     query.stop()
     assert(delivered(sink).sortBy(_.seq) == expected(stream, values, results).sortBy(_.seq))
     // Read through subscriptions, not by polling: both shards are open (no split here), so neither is polled.

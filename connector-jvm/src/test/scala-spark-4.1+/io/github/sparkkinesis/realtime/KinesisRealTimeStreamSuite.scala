@@ -70,6 +70,27 @@ class KinesisRealTimeStreamSuite extends AnyFunSuite with StopsFixtureStreams {
       val metrics = stream.metrics(java.util.Optional.of(end))
       assert(metrics.get("maxMsBehindLatest") == "0" && metrics.get("numTotalShards") == "1", metrics)
       assert(!metrics.containsKey("totalPrefetchedBytes") && !metrics.containsKey("numThrottledFetches"), metrics)
+      assert(metrics.get("numStreams") == "1" && metrics.get("numRegisteredConsumers") == "0", metrics)
+      assert(metrics.get("numAwsRateLimitErrors") == "0", metrics)
+    } finally stream.stop()
+  }
+
+  test("in real-time mode the throttling answers a task got reach the progress once the task ends") {
+    val f = new StreamFixture(InitialPosition.TrimHorizon)
+    val Seq(shard) = f.api.createStream("s", 1)
+    f.api.put("s", shard, "r1")
+    f.api.throttleNextGetRecords = 1
+    val stream = realTime(f, cores = 2)
+    try {
+      val Seq(task) = stream.planInputPartitions(f.initial).toSeq
+      val reader = stream.createReaderFactory().createReader(task).asInstanceOf[RealTimeReader]
+      val deadline = System.currentTimeMillis() + 300
+      while (reader.nextBefore(deadline).hasRecord) ()
+      val end = stream.mergeOffsets(Array(reader.getOffset()))
+      assert(stream.metrics(java.util.Optional.of(end)).get("numAwsRateLimitErrors") == "0", "the task runs on")
+      reader.close()
+      assert(f.api.throttleNextGetRecords == 0, "the task's call was throttled")
+      assert(stream.metrics(java.util.Optional.of(end)).get("numAwsRateLimitErrors") == "1")
     } finally stream.stop()
   }
 

@@ -42,6 +42,9 @@ class EfoIntegrationSuite extends AnyFunSuite with SourceIntegration {
     assert(delivered.map(_.shardId).distinct.size == 3)
     val Seq(consumer) = consumersOf(stream)
     assert(consumer.name == s"spark-kinesis_${query.id}" && consumer.isActive)
+    val metrics = query.lastProgress.sources.head.metrics
+    assert(metrics.get("numRegisteredConsumers") == "1" && metrics.get("numStreams") == "1", metrics)
+    assert(metrics.get("numAwsRateLimitErrors").toLong >= 0, metrics)
     // Read through subscriptions, not by polling: the shards are open, so none is polled.
     val shards = admin.listShards(stream, 100).map(_.shardId).toSet
     assert(RecordedKinesisCalls.byShard("SubscribeToShard", stream).keySet == shards, "subscribed to each shard")

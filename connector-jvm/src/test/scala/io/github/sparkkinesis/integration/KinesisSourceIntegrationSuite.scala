@@ -23,6 +23,9 @@ class KinesisSourceIntegrationSuite extends AnyFunSuite with SourceIntegration {
     assert(metrics.get("numTotalShards") == "3")
     assert(metrics.get("maxMsBehindLatest").toLong >= 0, metrics)
     assert(metrics.containsKey("avgMsBehindLatest") && metrics.containsKey("minMsBehindLatest"), metrics)
+    assert(metrics.get("numStreams") == "1", metrics)
+    assert(metrics.get("numRegisteredConsumers") == "0", "polling reads through no consumer")
+    assert(metrics.get("numAwsRateLimitErrors").toLong >= 0, metrics)
     val arrival = collector.rows.map(_.getAs[Timestamp]("approximateArrivalTimestamp").toInstant)
     assert(arrival.forall(t => t.isAfter(Instant.now().minusSeconds(600)) && t.isBefore(Instant.now().plusSeconds(60))))
   }
@@ -88,9 +91,12 @@ class KinesisSourceIntegrationSuite extends AnyFunSuite with SourceIntegration {
     val r1 = put(s1, v1)
     val r2 = put(s2, v2)
     val collector = new BatchCollector
-    val rows = runUntil(collector, collector.start(read(s1, s2)("initialPosition" -> "earliest"), newCheckpoint()), 120)
+    val query = collector.start(read(s1, s2)("initialPosition" -> "earliest"), newCheckpoint())
+    val rows = runUntil(collector, query, 120)
     assert(rows.sortBy(r => (r.stream, r.seq)) == (expected(s1, v1, r1) ++ expected(s2, v2, r2)).sortBy(r =>
       (r.stream, r.seq)))
+    val metrics = query.lastProgress.sources.head.metrics
+    assert(metrics.get("numStreams") == "2" && metrics.get("numTotalShards") == "3", metrics)
   }
 
   test("latest reads only what arrives after the query started", Integration) {

@@ -51,8 +51,11 @@ class EfoSourceSuite extends AnyFunSuite with StopsFixtureStreams {
     val (rows, _) = f.readAll(f.initial, 10)
     assert(rows.map(_._2) == (1 to 10).map(i => s"r$i"))
     assert(consumers(f) == Seq("spark-kinesis_orders"))
+    assert(f.metrics("numRegisteredConsumers") == "1", "the one stream's consumer")
+    assert(f.metrics("numStreams") == "1")
     f.stream.stop()
     assert(consumers(f).isEmpty)
+    assert(f.metrics("numRegisteredConsumers") == "0", "deregistered: none in use")
   }
 
   test("a consumer deregistered behind the query's back is registered again, and reading goes on") {

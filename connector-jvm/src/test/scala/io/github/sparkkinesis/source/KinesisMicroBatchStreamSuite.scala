@@ -261,6 +261,9 @@ class KinesisMicroBatchStreamSuite extends AnyFunSuite with StopsFixtureStreams 
     assert(metrics("numTotalShards") == "4")
     assert(metrics("numClosedShards") == "1")
     assert(metrics("numThrottledFetches") == "0")
+    assert(metrics("numAwsRateLimitErrors") == "0")
+    assert(metrics("numStreams") == "1")
+    assert(metrics("numRegisteredConsumers") == "0", "polling reads through no consumer")
   }
 
   test("throttled prefetch calls are counted in the metrics, and the data still arrives") {
@@ -271,6 +274,7 @@ class KinesisMicroBatchStreamSuite extends AnyFunSuite with StopsFixtureStreams 
     val (rows, _) = f.readAll(f.initial, 5)
     assert(rows.map(_._2) == (1 to 5).map(i => s"a$i"))
     assert(f.metrics("numThrottledFetches") == "2")
+    assert(f.metrics("numAwsRateLimitErrors") == "2", "each throttling answer the tasks got")
   }
 
   test("maxRecordsPerTrigger: batches hold at most that many records, cut exactly inside blocks") {

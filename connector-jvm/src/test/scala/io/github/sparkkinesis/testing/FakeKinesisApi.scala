@@ -17,6 +17,9 @@ import io.github.sparkkinesis.offsets.SequenceNumbers
 final class FakeKinesisApi(clock: ManualClock) extends KinesisApi {
   val target = "fake-kinesis (region us-east-1)"
 
+  /** Its throttling answers, each a call as Kinesis answers them without the SDK retrying, are counted. */
+  override def counting(errors: RateLimitErrors): KinesisApi = new CountingThrottles(this, errors)
+
   private final class Shard(var info: ShardInfo) {
     val records = mutable.ArrayBuffer.empty[KinesisRecord]
     var expired = false

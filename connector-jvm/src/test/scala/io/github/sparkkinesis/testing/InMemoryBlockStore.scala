@@ -6,11 +6,12 @@ import java.util.concurrent.ConcurrentHashMap
 import scala.jdk.CollectionConverters._
 
 import io.github.sparkkinesis.aws.AwsConfig
-import io.github.sparkkinesis.client.{KinesisApi, KinesisRecord}
+import io.github.sparkkinesis.client.{KinesisApi, KinesisRecord, RateLimitErrors}
 import io.github.sparkkinesis.config.KinesisSourceConfig
 import io.github.sparkkinesis.prefetch._
 import io.github.sparkkinesis.reading.SubscriptionPool
 import io.github.sparkkinesis.util.Clock
+import org.apache.spark.util.LongAccumulator
 
 /** Blocks in a map, encoded as the BlockManager holds them. Thread-safe. */
 final class InMemoryBlockStore extends BlockStore {
@@ -59,7 +60,9 @@ final class LocalPrefetchRuntime(api: FakeKinesisApi, clock: Clock) extends Pref
   /** Set: jobs fail as Spark's do once its context has stopped. */
   @volatile var sparkStopped = false
 
-  override def jobs(config: KinesisSourceConfig): PrefetchJobs = new PrefetchJobs {
+  override def taskCount(): LongAccumulator = new LongAccumulator
+
+  override def jobs(config: KinesisSourceConfig, rateLimitErrors: LongAccumulator): PrefetchJobs = new PrefetchJobs {
     override def slots: Int = 2
     override def run(tasks: Seq[PrefetchTaskSpec]): Seq[ShardFetchOutcome] = {
       if (sparkStopped) throw new IllegalStateException("Cannot call methods on a stopped SparkContext.")
@@ -67,8 +70,19 @@ final class LocalPrefetchRuntime(api: FakeKinesisApi, clock: Clock) extends Pref
       // A manual clock lets idle tasks end at once; a real pause keeps the loop from spinning (and filling
       // the log) while a test looks elsewhere.
       Thread.sleep(RealPauseMs)
-      tasks.flatMap(t =>
-        PrefetchTask.run(t, config.prefetch, api, store, clock, attempts.incrementAndGet(), subscriptions = pool))
+      val throttled = new RateLimitErrors
+      val outcomes = tasks.flatMap(t =>
+        PrefetchTask
+          .run(
+            t,
+            config.prefetch,
+            api.counting(throttled),
+            store,
+            clock,
+            attempts.incrementAndGet(),
+            subscriptions = pool))
+      rateLimitErrors.add(throttled.take())
+      outcomes
     }
     override def cancel(): Unit = ()
     override def wasCancelled(failure: Throwable): Boolean = false

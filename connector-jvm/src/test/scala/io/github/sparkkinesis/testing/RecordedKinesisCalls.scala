@@ -95,6 +95,7 @@ object RecordedKinesisCalls {
       record("SubscribeToShard", streamOf(consumerArn), Some(shardId))
       super.subscribeToShard(consumerArn, shardId, start)
     }
+    override def counting(errors: RateLimitErrors): KinesisApi = new Recording(use, real.counting(errors))
     override def close(): Unit = real.close()
   }
 }
