@@ -66,7 +66,8 @@ private[sparkkinesis] final class SdkKinesisApi private (
   private def client: KinesisClient = clients.sync
   private def asyncClient: KinesisAsyncClient = clients.async
 
-  override def counting(errors: RateLimitErrors): KinesisApi = new SdkKinesisApi(clients, target, Some(errors), streamArns)
+  override def counting(errors: RateLimitErrors): KinesisApi =
+    new SdkKinesisApi(clients, target, Some(errors), streamArns)
 
   /** What each request of this client carries: the caller's count, if it keeps one. */
   private val requestOverrides = errors.map { e =>

@@ -33,9 +33,6 @@ private[sparkkinesis] final class StreamConsumers(
   private val consumerArns = mutable.Map.empty[String, String]
   private var checkedAt = Option.empty[Long]
 
-  /** How many consumers the query reads through. */
-  def count: Int = consumers.size
-
   /** The ARN of each stream's ACTIVE consumer; registers and waits as needed. */
   def arns(): Map[String, String] = synchronized {
     val now = clock.nowMillis()
@@ -49,7 +46,7 @@ private[sparkkinesis] final class StreamConsumers(
       }
     }
     if (due) checkedAt = Some(now)
-    active = consumerArns.size
+    activeCount = consumerArns.size
     consumerArns.toMap
   }
 
@@ -73,7 +70,7 @@ private[sparkkinesis] final class StreamConsumers(
     val what = if (consumers(stream).isInstanceOf[QueryConsumer.Own]) "registering it again" else "checking it"
     log.warn(s"The consumer ${consumers(stream).id} of stream '$stream' is gone; $what")
     consumerArns.remove(stream)
-    active = consumerArns.size
+    activeCount = consumerArns.size
   }
 
   /**
@@ -92,16 +89,16 @@ private[sparkkinesis] final class StreamConsumers(
       case _ => ()
     }
     consumerArns.clear()
-    active = 0
+    activeCount = 0
   }
 
   /**
    * The consumers the query reads through now: ACTIVE, one per stream, until one is found gone or they are
    * deregistered. Read without waiting for a registration under way.
    */
-  def inUse: Int = active
+  def inUse: Int = activeCount
 
-  @volatile private var active = 0
+  @volatile private var activeCount = 0
 
   private def streamArn(stream: String): String =
     streamArns.getOrElseUpdate(stream, call("DescribeStreamSummary", stream)(api.describeStream(stream).arn))

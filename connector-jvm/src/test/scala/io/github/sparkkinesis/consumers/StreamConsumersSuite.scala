@@ -79,7 +79,7 @@ class StreamConsumersSuite extends AnyFunSuite {
     val b = f.api.registerConsumer(f.arn("b"), "admin_b")
     val consumers = f.handed("a" -> QueryConsumer.RegisteredName("admin_a"), "b" -> QueryConsumer.RegisteredArn(b.arn))
     assert(consumers.arns() == Map("a" -> a.arn, "b" -> b.arn))
-    assert(consumers.count == 2)
+    assert(consumers.inUse == 2)
     consumers.lost("a")
     assert(consumers.arns()("a") == a.arn)
     consumers.deregister()
