@@ -55,12 +55,11 @@ private[sparkkinesis] object KinesisSourceConfig {
     val initialPosition = options.required(KinesisOptions.InitialPositionOption)
     val maxPartitions = options.get(KinesisOptions.MaxPartitions)
     if (maxPartitions.isDefined && options.givenKeys.contains(KinesisOptions.ShardsPerTask.key))
-      throw KinesisErrors.invalidOption(
+      throw KinesisErrors.optionsConflict(
         KinesisOptions.MaxPartitions.key,
-        s"'${maxPartitions.get}'",
-        s"it cannot be given with ${KinesisOptions.ShardsPerTask.key}: maxPartitions sets how many tasks a read " +
-          "is split into, shardsPerTask derives them from the shards; give one of the two",
-        KinesisOptions.MaxPartitions.example
+        KinesisOptions.ShardsPerTask.key,
+        "maxPartitions sets how many tasks a read is split into, shardsPerTask derives them from the shards; " +
+          "give one of the two."
       )
     KinesisBatchReadConfig.checkStreams(initialPosition, EndPosition.Latest, streams)
     KinesisSourceConfig(

@@ -29,9 +29,13 @@ object IamPolicies {
   /** Each side's policy under a line that names the side and the actions it calls only with some options. */
   def markdown: String = ClientUse.all
     .map { use =>
-      val sometimes = use.actions.filter(_.when.isDefined).groupBy(_.when.get).toSeq.sortBy(_._2.size).reverse.map {
-        case (when, actions) => s" Only with $when: ${actions.map(a => s"`${a.name}`").mkString(", ")}."
-      }
+      // The largest group first, groups of a size in the order of their first action: the same on every line.
+      val sometimes = use.actions
+        .filter(_.when.isDefined)
+        .groupBy(_.when.get)
+        .toSeq
+        .sortBy { case (_, actions) => (-actions.size, use.actions.indexOf(actions.head)) }
+        .map { case (when, actions) => s" Only with $when: ${actions.map(a => s"`${a.name}`").mkString(", ")}." }
       s"**${heading(use)}**${sometimes.mkString}\n\n```json\n${policy(use)}\n```"
     }
     .mkString("\n\n")

@@ -98,7 +98,8 @@ class KinesisSourceConfigSuite extends AnyFunSuite {
       assert(message.contains("'maxPartitions'") && message.contains(s"'$n'"), message)
     }
     val both = failure(base + ("maxPartitions" -> "16") + ("shardsPerTask" -> "5"))
-    assert(both.contains("'maxPartitions'") && both.contains("shardsPerTask") && both.contains("give one"), both)
+    assert(
+      both.contains("Options 'maxPartitions' and 'shardsPerTask' cannot be set together") && both.contains("give one"))
   }
 
   test("numbers must be positive and within Kinesis limits") {
