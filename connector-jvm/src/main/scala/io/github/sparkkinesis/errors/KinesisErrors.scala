@@ -112,8 +112,49 @@ private[sparkkinesis] object KinesisErrors {
       "where" -> where,
       "needed" -> ("for " + needed.mkString("; for ")))
 
-  def credentialsUnavailable(where: String, cause: Throwable, writing: Option[String] = None): KinesisException =
-    error(CredentialsUnavailable, writing, cause, "where" -> where, "cause" -> rootMessage(cause))
+  /**
+   * No credentials, and trying again as it is cannot help: refused, expired, or none found.
+   *
+   * @param failure what failed, naming where the credentials come from ("STS at ... refused AssumeRole of
+   *                role ...", "the AWS SDK's default credential chain found none")
+   * @param said    what that source said
+   * @param check   what to check, as sentences
+   */
+  def credentialsUnavailable(
+      failure: String,
+      said: String,
+      check: String,
+      cause: Throwable,
+      writing: Option[String] = None): KinesisException =
+    error(CredentialsUnavailable, writing, cause, "failure" -> failure, "cause" -> said, "check" -> check)
+
+  /** No credentials for now: their source could not be reached, or failed (an outage of STS, say). */
+  def credentialsUnreachable(failure: String, said: String, check: String, cause: Throwable): KinesisException =
+    error(CredentialsUnreachable, cause, "failure" -> failure, "cause" -> said, "check" -> check)
+
+  /**
+   * Credentials have been out of reach for longer than the option outageTimeout allows: `failure`, `said`
+   * and `check` are those of the last [[credentialsUnreachable]] error.
+   */
+  def credentialsOutage(
+      failure: String,
+      said: String,
+      check: String,
+      seconds: Long,
+      lastSuccess: String,
+      timeout: String,
+      cause: Throwable): KinesisException =
+    new KinesisException(
+      s"${CredentialsUnavailable.name}.OUTAGE",
+      Map(
+        "failure" -> failure,
+        "cause" -> said,
+        "check" -> check,
+        "seconds" -> seconds.toString,
+        "lastSuccess" -> lastSuccess,
+        "timeout" -> timeout).asJava,
+      cause
+    )
 
   /** Kinesis refused the request itself: sending it again cannot succeed. */
   def requestRejected(
