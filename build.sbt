@@ -132,18 +132,12 @@ def connectorFor(lineId: String): Project = {
       // uses), sso and ssooidc for SSO profiles, signin for profiles of `aws login`. Shading renames the class
       // names the SDK looks up along with the classes (ConnectorJarSuite checks that each is in the jar).
       // Container credentials (ECS, EKS Pod Identity) and instance profiles need no module of their own.
-      libraryDependencies ++= Seq(
-        "kinesis",
-        "sts",
-        "sso",
-        "ssooidc",
-        "signin",
-        "apache5-client",
-        "netty-nio-client").map { module =>
-        ("software.amazon.awssdk" % module % awsSdkVersion)
-          .exclude("org.slf4j", "slf4j-api")
-          .exclude("software.amazon.awssdk", "apache-client")
-      },
+      libraryDependencies ++= Seq("kinesis", "sts", "sso", "ssooidc", "signin", "apache5-client", "netty-nio-client")
+        .map { module =>
+          ("software.amazon.awssdk" % module % awsSdkVersion)
+            .exclude("org.slf4j", "slf4j-api")
+            .exclude("software.amazon.awssdk", "apache-client")
+        },
       libraryDependencies ++= Seq(
         "org.scalatest" %% "scalatest" % scalatestVersion % Test,
         "org.scalatestplus" %% "scalacheck-1-18" % s"$scalatestVersion.0" % Test

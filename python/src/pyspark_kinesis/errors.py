@@ -81,9 +81,9 @@ class KinesisAccessDeniedError(KinesisError, PermissionError):
 
 
 class KinesisCredentialsError(KinesisError):
-    """No AWS credentials could be had, or Kinesis refused them: none found, the role could not be assumed (STS
-    refused it, or could not be reached), or they expired. The message names where they come from (STS and the
-    role, the default chain and what it is set up with, the keys given) and what to check."""
+    """No AWS credentials could be had, or Kinesis refused them: none found, the role could not be assumed
+    (STS refused it, or could not be reached), or they expired. The message names where they come from (STS
+    and the role, the default chain and what it is set up with, the keys given) and what to check."""
 
 
 class KinesisStreamNotFoundError(KinesisError, LookupError):

@@ -138,7 +138,8 @@ private[sparkkinesis] object CredentialsDiagnosis {
               said(e),
               expiredCheck(assumed.base, settings),
               renewable = false,
-              e)
+              e
+            )
           case Some(s) if invalidCredentialCodes(codeOf(s)) =>
             new CredentialsFailure(
               Refused,
@@ -158,7 +159,13 @@ private[sparkkinesis] object CredentialsDiagnosis {
               e
             )
           case Some(_) =>
-            new CredentialsFailure(Refused, s"$sts refused AssumeRole of $role", said(e), refusedCheck(assumed, base), false, e)
+            new CredentialsFailure(
+              Refused,
+              s"$sts refused AssumeRole of $role",
+              said(e),
+              refusedCheck(assumed, base),
+              false,
+              e)
           case None =>
             new CredentialsFailure(Missing, s"could not assume role ${role.arn} through $sts", said(e), "", false, e)
         }
@@ -172,8 +179,8 @@ private[sparkkinesis] object CredentialsDiagnosis {
     s"Check that roleArn names the role; that the role's trust policy trusts the credentials it is assumed with " +
       s"($base: its Principal must name their role or user)" +
       assumed.role.externalId.fold(
-        " and asks for no external id (if it has a Condition on sts:ExternalId, set roleExternalId to that value)")(
-        _ => " and that its Condition on sts:ExternalId asks for exactly the external id given as roleExternalId") +
+        " and asks for no external id (if it has a Condition on sts:ExternalId, set roleExternalId to that value)")(_ =>
+        " and that its Condition on sts:ExternalId asks for exactly the external id given as roleExternalId") +
       "; and that those credentials are allowed sts:AssumeRole on the role (by a policy of their own, and not " +
       "denied by a service control policy)."
 
@@ -208,7 +215,8 @@ private[sparkkinesis] object CredentialsDiagnosis {
               "The kubelet renews the token that EKS mounts for a service account while the pod runs; a copy " +
                 "elsewhere is not renewed.",
               renewable = false,
-              e)
+              e
+            )
           case Missing =>
             new CredentialsFailure(
               Missing,
@@ -273,7 +281,8 @@ private[sparkkinesis] object CredentialsDiagnosis {
           message,
           ChainCheck,
           renewable = false,
-          e)
+          e
+        )
     }
   }
 
@@ -293,10 +302,12 @@ private[sparkkinesis] object CredentialsDiagnosis {
     if (open < 0) Map.empty
     else {
       val list = message.substring(open + 4).stripSuffix("]")
-      val starts = ChainProviders.flatMap { name =>
-        if (list.startsWith(name + "(")) Some(name -> 0)
-        else Some(list.indexOf(", " + name + "(")).filter(_ >= 0).map(i => name -> (i + 2))
-      }.sortBy(_._2)
+      val starts = ChainProviders
+        .flatMap { name =>
+          if (list.startsWith(name + "(")) Some(name -> 0)
+          else Some(list.indexOf(", " + name + "(")).filter(_ >= 0).map(i => name -> (i + 2))
+        }
+        .sortBy(_._2)
       starts
         .zip(starts.drop(1).map(_._2 - 2) :+ list.length)
         .map { case ((name, from), until) =>
@@ -340,7 +351,8 @@ private[sparkkinesis] object CredentialsDiagnosis {
     "Read timed out",
     "UnknownHost",
     "No route to host",
-    "Failed to connect")
+    "Failed to connect"
+  )
 
   private val ServerWords = Seq("Status Code: 5", "Status Code: 429", "Throttling", "IDPCommunicationError")
 
@@ -385,7 +397,8 @@ private[sparkkinesis] object CredentialsDiagnosis {
           "The connector assumes the role again before its session expires: check that the driver reaches STS " +
             "(stsEndpoint), and that its clock is right.",
           renewable = false,
-          e)
+          e
+        )
       case other =>
         new CredentialsFailure(Expired, s"$described have expired", said(e), expiredCheck(other, settings), false, e)
     }

@@ -238,7 +238,8 @@ private[sparkkinesis] final class SdkKinesisApi(
     case e: LimitExceededException => new KinesisApiException.Throttled(e.getMessage, e)
     case e: KmsThrottlingException => new KinesisApiException.Throttled(e.getMessage, e)
     case e: InvalidArgumentException if sequenceStart => new KinesisApiException.TrimmedSequence(e.getMessage, e)
-    case e if CredentialsFailure.in(e).isDefined => new KinesisApiException.CredentialsUnavailable(CredentialsFailure.in(e).get)
+    case e if CredentialsFailure.in(e).isDefined =>
+      new KinesisApiException.CredentialsUnavailable(CredentialsFailure.in(e).get)
     case e: AwsServiceException if CredentialsDiagnosis.rejectsCredentials(e) =>
       new KinesisApiException.CredentialsUnavailable(CredentialsDiagnosis.ofKinesis(signedWith, target, e))
     case e if fromCredentials(e) =>
@@ -257,7 +258,9 @@ private[sparkkinesis] final class SdkKinesisApi(
 
   /** The connector's credentials the client signs with, for a refusal of them (the SDK's default chain if unknown). */
   private lazy val signedWith: AwsCredentialsConfig =
-    Credentials.configOf(client.serviceClientConfiguration().credentialsProvider()).getOrElse(AwsCredentialsConfig.DefaultChain)
+    Credentials
+      .configOf(client.serviceClientConfiguration().credentialsProvider())
+      .getOrElse(AwsCredentialsConfig.DefaultChain)
 
   /**
    * A failure to get credentials that no provider of the connector's said (each of those throws a

@@ -4,7 +4,6 @@ package io.github.sparkkinesis.health
 import java.time.Instant
 
 import scala.collection.mutable
-
 import scala.jdk.CollectionConverters._
 
 import io.github.sparkkinesis.aws.CredentialsFailure

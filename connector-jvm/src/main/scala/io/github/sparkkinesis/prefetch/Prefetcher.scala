@@ -154,11 +154,14 @@ private[sparkkinesis] final class Prefetcher(
       ErrorCondition.StreamNotFound,
       ErrorCondition.ConsumerNotActive,
       ErrorCondition.CredentialsUnavailable,
-      ErrorCondition.Unavailable).contains(condition)
+      ErrorCondition.Unavailable
+    ).contains(condition)
 
   /** The connector's error inside a failed job (Spark wraps what sending its tasks threw), if there is one. */
   private def connectorError(e: Throwable): Option[KinesisException] =
-    Iterator.iterate(e.getCause)(_.getCause).takeWhile(_ != null).take(20).collectFirst { case k: KinesisException => k }
+    Iterator.iterate(e.getCause)(_.getCause).takeWhile(_ != null).take(20).collectFirst { case k: KinesisException =>
+      k
+    }
 
   /** A shard whose prefetch failed waits before its next call, longer with each failure in a row. */
   private def pauseAfterFailure(o: ShardFetchOutcome): ShardFetchOutcome =

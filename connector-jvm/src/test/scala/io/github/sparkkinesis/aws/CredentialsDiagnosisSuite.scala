@@ -83,8 +83,9 @@ class CredentialsDiagnosisSuite extends AnyFunSuite {
         .foreach(word => assert(f.check.contains(word), s"'$word' in: ${f.check}"))
       val e = f.userFacing()
       assert(e.getCondition == "KINESIS_CREDENTIALS_UNAVAILABLE" && e.getSqlState == "28000")
-      assert(e.getMessage.startsWith("[KINESIS_CREDENTIALS_UNAVAILABLE] The connector has no AWS credentials to " +
-        s"call Kinesis with: STS at ${sts.endpoint} (region us-east-1) refused AssumeRole of role $Role"))
+      assert(
+        e.getMessage.startsWith("[KINESIS_CREDENTIALS_UNAVAILABLE] The connector has no AWS credentials to " +
+          s"call Kinesis with: STS at ${sts.endpoint} (region us-east-1) refused AssumeRole of role $Role"))
       // What STS was asked: the role, its session name and external id, signed with the keys.
       val asked = sts.requests.head
       assert(asked.body.contains("Action=AssumeRole") && asked.body.contains("ExternalId=ext-7d1f"), asked.body)
@@ -128,8 +129,9 @@ class CredentialsDiagnosisSuite extends AnyFunSuite {
     withSts(AwsStub.stsError(403, "ExpiredToken", "The security token included in the request is expired")) { sts =>
       val f = failureOf(role(sts.endpoint))
       assert(f.kind == Expired)
-      assert(f.failure.endsWith("the credentials it is assumed with (the keys given as awsAccessKey (AKIA...MPLE) " +
-        "and awsSecretKey) have expired"))
+      assert(
+        f.failure.endsWith("the credentials it is assumed with (the keys given as awsAccessKey (AKIA...MPLE) " +
+          "and awsSecretKey) have expired"))
       assert(f.check.startsWith("The connector cannot renew keys given as options"))
     }
   }
@@ -189,14 +191,16 @@ class CredentialsDiagnosisSuite extends AnyFunSuite {
       "AWS_CONTAINER_CREDENTIALS_FULL_URI",
       "EKS Pod Identity",
       "instance profile",
-      "executors need credentials of their own")
+      "executors need credentials of their own"
+    )
       .foreach(word => assert(f.check.contains(word), s"'$word' in: ${f.check}"))
   }
 
   private val WebIdentity = Seq(
     "AWS_WEB_IDENTITY_TOKEN_FILE" -> "/var/run/secrets/eks.amazonaws.com/serviceaccount/token",
     "AWS_ROLE_ARN" -> "arn:aws:iam::123456789012:role/irsa",
-    "AWS_REGION" -> "eu-west-1")
+    "AWS_REGION" -> "eu-west-1"
+  )
 
   test("web identity (EKS service accounts) out of reach of STS: an outage of STS, naming the role and token") {
     val said = "Unable to execute HTTP request: Connect to sts.eu-west-1.amazonaws.com:443 failed: connect timed " +
@@ -224,9 +228,13 @@ class CredentialsDiagnosisSuite extends AnyFunSuite {
       chainSaying(said, "Profile file contained no credentials for profile 'default'", "neither is set"),
       settings(WebIdentity: _*))
     assert(f.kind == Refused && !f.transient)
-    assert(f.failure.startsWith("STS of region eu-west-1 refused the default chain's web identity: role " +
-      "arn:aws:iam::123456789012:role/irsa"))
-    Seq("system:serviceaccount:", "eks.amazonaws.com/role-arn", "spark.kubernetes.authenticate.executor.serviceAccountName")
+    assert(
+      f.failure.startsWith("STS of region eu-west-1 refused the default chain's web identity: role " +
+        "arn:aws:iam::123456789012:role/irsa"))
+    Seq(
+      "system:serviceaccount:",
+      "eks.amazonaws.com/role-arn",
+      "spark.kubernetes.authenticate.executor.serviceAccountName")
       .foreach(word => assert(f.check.contains(word), s"'$word' in: ${f.check}"))
   }
 
@@ -241,7 +249,8 @@ class CredentialsDiagnosisSuite extends AnyFunSuite {
       settings("AWS_CONTAINER_CREDENTIALS_FULL_URI" -> "http://169.254.170.23/v1/credentials")
     )
     assert(container.kind == Unreachable)
-    assert(container.failure == "could not reach the container credentials endpoint http://169.254.170.23/v1/credentials")
+    assert(
+      container.failure == "could not reach the container credentials endpoint http://169.254.170.23/v1/credentials")
     assert(container.check.contains("pod identity association") && container.check.contains("task role"))
 
     val sso = CredentialsDiagnosis.resolving(
@@ -271,18 +280,20 @@ class CredentialsDiagnosisSuite extends AnyFunSuite {
   }
 
   test("sources as messages name them: what the default chain is set up with, keys partly masked") {
-    assert(CredentialsDiagnosis.describe(DefaultChain, settings()) ==
-      "the credentials of the AWS SDK's default credential chain")
+    assert(
+      CredentialsDiagnosis.describe(DefaultChain, settings()) ==
+        "the credentials of the AWS SDK's default credential chain")
     assert(CredentialsDiagnosis.describe(DefaultChain, settings(WebIdentity: _*)) ==
       "the credentials of the AWS SDK's default credential chain (web identity: role " +
       "arn:aws:iam::123456789012:role/irsa with the token in /var/run/secrets/eks.amazonaws.com/serviceaccount/token)")
-    assert(CredentialsDiagnosis.describe(DefaultChain, settings("AWS_ACCESS_KEY_ID" -> "AKIA")).contains(
-      "keys in AWS_ACCESS_KEY_ID"))
     assert(
-      CredentialsDiagnosis.describe(
-        DefaultChain,
-        settings("AWS_CONTAINER_CREDENTIALS_RELATIVE_URI" -> "/v2/credentials/abc")).endsWith(
-        "(container credentials from http://169.254.170.2/v2/credentials/abc)"))
+      CredentialsDiagnosis
+        .describe(DefaultChain, settings("AWS_ACCESS_KEY_ID" -> "AKIA"))
+        .contains("keys in AWS_ACCESS_KEY_ID"))
+    assert(
+      CredentialsDiagnosis
+        .describe(DefaultChain, settings("AWS_CONTAINER_CREDENTIALS_RELATIVE_URI" -> "/v2/credentials/abc"))
+        .endsWith("(container credentials from http://169.254.170.2/v2/credentials/abc)"))
     assert(CredentialsDiagnosis.describe(keys) == "the keys given as awsAccessKey (AKIA...MPLE) and awsSecretKey")
   }
 }

@@ -65,7 +65,8 @@ class CredentialFailuresSuite extends AnyFunSuite {
   }
 
   test("Kinesis saying keys given as options expired: they cannot be renewed by the connector, the query fails") {
-    withKinesis(AwsStub.kinesisError("ExpiredTokenException", "The security token included in the request is expired")) {
+    withKinesis(
+      AwsStub.kinesisError("ExpiredTokenException", "The security token included in the request is expired")) {
       kinesis =>
         val keys = StaticKeys("ASIAIOSFODNN7EXAMPLE", new Secret("secret"), Some(new Secret("token")))
         val e = listShardsFailure(kinesis.endpoint, keys)
@@ -87,7 +88,8 @@ class CredentialFailuresSuite extends AnyFunSuite {
   }
 
   test("an executor's session of the driver's role expired: when, what renews it, and the read tries again") {
-    withKinesis(AwsStub.kinesisError("ExpiredTokenException", "The security token included in the request is expired")) {
+    withKinesis(
+      AwsStub.kinesisError("ExpiredTokenException", "The security token included in the request is expired")) {
       kinesis =>
         val role = RoleSpec(Role, None, s"failures-${sessions.incrementAndGet()}", None, "us-east-1", 900)
         val expiredAt = Instant.parse("2026-01-01T00:00:00Z")

@@ -118,8 +118,9 @@ class KinesisHealthSuite extends AnyFunSuite {
     )
     assert(!e.getMessage.contains(":4567"), "the Kinesis endpoint is not what failed")
     f.health.succeeded("s")
-    assert(f.logged.last == "KinesisV2[s]: the connector has AWS credentials again and Kinesis at " +
-      "http://127.0.0.1:4567 (region us-east-1) answers for stream 's', after 126 s of failed calls")
+    assert(
+      f.logged.last == "KinesisV2[s]: the connector has AWS credentials again and Kinesis at " +
+        "http://127.0.0.1:4567 (region us-east-1) answers for stream 's', after 126 s of failed calls")
   }
 
   test("with outageTimeout inf an outage never fails, and is still logged once a minute") {

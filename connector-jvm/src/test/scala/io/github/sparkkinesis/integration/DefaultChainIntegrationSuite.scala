@@ -134,8 +134,8 @@ class DefaultChainIntegrationSuite extends AnyFunSuite with KinesisEmulator {
         "AWS_REGION" -> region
       )
       assert(outcome == "PROBE OK 1", outcome)
-      assert(agent.requests.exists(r => r.path == "/v1/credentials" && r.headers.get("authorization").contains(
-        "pod-identity-token")))
+      assert(agent.requests.exists(r =>
+        r.path == "/v1/credentials" && r.headers.get("authorization").contains("pod-identity-token")))
     } finally agent.close()
   }
 
@@ -164,7 +164,8 @@ class DefaultChainIntegrationSuite extends AnyFunSuite with KinesisEmulator {
       Files.write(
         cache.resolve(s"$name.json"),
         ("""{"startUrl":"https://corp.awsapps.com/start","region":"us-east-1","accessToken":"sso-access-token",""" +
-          """"expiresAt":"2099-01-01T00:00:00Z","clientId":"c","clientSecret":"s","refreshToken":"r"}""").getBytes(UTF_8)
+          """"expiresAt":"2099-01-01T00:00:00Z","clientId":"c","clientSecret":"s","refreshToken":"r"}""").getBytes(
+          UTF_8)
       )
       val outcome = probe(
         stream,

@@ -172,7 +172,8 @@ class RoleIntegrationSuite extends AnyFunSuite with SourceIntegration {
 
   private def closedPort = s"http://127.0.0.1:${ServerProcess.freePort()}"
 
-  test("STS out of reach: a write keeps trying for outageTimeout, then fails before any row is read, naming STS",
+  test(
+    "STS out of reach: a write keeps trying for outageTimeout, then fails before any row is read, naming STS",
     Integration) {
     assume(emulated, "needs the STS server on loopback")
     val session: SparkSession = spark
@@ -200,7 +201,8 @@ class RoleIntegrationSuite extends AnyFunSuite with SourceIntegration {
     assert(!e.getMessage.contains(endpoint), "the Kinesis endpoint is not what failed")
   }
 
-  test("STS out of reach: a streaming read says so while it keeps trying, and fails at outageTimeout naming STS",
+  test(
+    "STS out of reach: a streaming read says so while it keeps trying, and fails at outageTimeout naming STS",
     Integration) {
     assume(emulated, "needs the STS server on loopback")
     val stream = newStream(shards = 1)
@@ -233,7 +235,8 @@ class RoleIntegrationSuite extends AnyFunSuite with SourceIntegration {
     assert(!warnings.exists(_.contains(s"calls to Kinesis at $endpoint")), warnings.mkString("\n"))
   }
 
-  test("a role STS refuses fails at once, naming STS, the role and the trust policy; the right external id reads",
+  test(
+    "a role STS refuses fails at once, naming STS, the role and the trust policy; the right external id reads",
     Integration) {
     assume(emulated, "needs an STS server on loopback")
     val strict = new StsServer(new java.io.File(sys.props.getOrElse("kinesis.test.root", ".")))
@@ -283,9 +286,13 @@ class RoleIntegrationSuite extends AnyFunSuite with SourceIntegration {
 
       // The external id the trust policy asks for: the role is assumed and the stream read.
       val collector = new BatchCollector
-      val query = collector.start(spark.readStream.format("kinesis").options(options("ext-right")).load(), newCheckpoint())
+      val query =
+        collector.start(spark.readStream.format("kinesis").options(options("ext-right")).load(), newCheckpoint())
       assert(runUntil(collector, query, 1).map(_.data) == Seq("across accounts"))
-      assert(strict.assumeRoleRequests().exists(r => r.get("ExternalId").contains("ext-right") && r.get("SignedBy").contains(key)))
+      assert(
+        strict
+          .assumeRoleRequests()
+          .exists(r => r.get("ExternalId").contains("ext-right") && r.get("SignedBy").contains(key)))
     } finally strict.stop()
   }
 }

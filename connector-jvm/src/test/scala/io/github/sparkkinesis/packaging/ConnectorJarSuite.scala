@@ -69,7 +69,8 @@ class ConnectorJarSuite extends AnyFunSuite {
     val lookups = Seq(
       "auth/credentials/internal/ProfileCredentialsUtils",
       "auth/credentials/internal/WebIdentityCredentialsUtils",
-      "auth/token/internal/ProfileTokenProviderLoader").map(c => s"$sdk$c.class")
+      "auth/token/internal/ProfileTokenProviderLoader"
+    ).map(c => s"$sdk$c.class")
     val named = lookups.flatMap(namesIn(_, "io.github.sparkkinesis.shaded.software.amazon.awssdk.services."))
     Seq(
       "sts.internal.StsWebIdentityCredentialsProviderFactory",

@@ -17,7 +17,9 @@ object CredentialsProbe {
   def main(args: Array[String]): Unit = {
     val Array(endpoint, region, stream) = args
     val api =
-      KinesisClientFactory.create(AwsConfig(region, Some(endpoint), AwsCredentialsConfig.DefaultChain), ClientUse.Reading)
+      KinesisClientFactory.create(
+        AwsConfig(region, Some(endpoint), AwsCredentialsConfig.DefaultChain),
+        ClientUse.Reading)
     val outcome =
       try s"PROBE OK ${ApiFailures.userFacing("ListShards", stream, api)(api.listShards(stream, 100)).size}"
       catch { case e: KinesisException => s"PROBE FAILED ${e.getMessage}" }

@@ -87,7 +87,8 @@ final class StsServer(root: File) {
       "UserName" -> "spark",
       "PolicyName" -> "assume-roles",
       "PolicyDocument" ->
-        """{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":"sts:AssumeRole","Resource":"*"}]}""")
+        """{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":"sts:AssumeRole","Resource":"*"}]}"""
+    )
     val account = role.split(':')(4)
     iam(
       "CreateRole",
@@ -129,7 +130,8 @@ final class StsServer(root: File) {
         .header("Content-Type", "text/plain")
         .POST(HttpRequest.BodyPublishers.ofString(body))
         .build(),
-      HttpResponse.BodyHandlers.ofString())
+      HttpResponse.BodyHandlers.ofString()
+    )
     require(response.statusCode() == 200, s"$path: ${response.statusCode()} ${response.body()}")
   }
 }
