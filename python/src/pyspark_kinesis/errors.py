@@ -77,7 +77,8 @@ class KinesisOptionError(KinesisError, ValueError):
 
 
 class KinesisAccessDeniedError(KinesisError, PermissionError):
-    """Kinesis denied a call; the message names the action and every IAM action the connector needs."""
+    """Kinesis denied a call; the message names the action, the principal denied (as AWS names it) and every
+    IAM action the connector needs."""
 
 
 class KinesisCredentialsError(KinesisError):

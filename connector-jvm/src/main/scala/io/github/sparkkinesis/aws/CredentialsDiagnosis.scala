@@ -85,7 +85,13 @@ private[sparkkinesis] object CredentialsDiagnosis {
           e
         )
       case other =>
-        new CredentialsFailure(Missing, s"could not get ${describe(other, settings)}", said(e), "", false, e)
+        new CredentialsFailure(
+          Missing,
+          s"could not get ${describe(other, settings)}",
+          said(e),
+          "Check the options awsAccessKey, awsSecretKey and awsSessionToken.",
+          renewable = false,
+          e)
     }
 
   /** AssumeRole failed on the driver: STS's answer, or the credentials the role is assumed with. */
@@ -167,7 +173,15 @@ private[sparkkinesis] object CredentialsDiagnosis {
               false,
               e)
           case None =>
-            new CredentialsFailure(Missing, s"could not assume role ${role.arn} through $sts", said(e), "", false, e)
+            new CredentialsFailure(
+              Missing,
+              s"could not assume role ${role.arn} through $sts",
+              said(e),
+              "Check roleArn and stsEndpoint, and the credentials the role is assumed with: " +
+                s"${describe(assumed.base, settings)}.",
+              renewable = false,
+              e
+            )
         }
     }
   }

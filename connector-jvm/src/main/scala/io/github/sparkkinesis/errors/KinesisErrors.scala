@@ -95,7 +95,10 @@ private[sparkkinesis] object KinesisErrors {
       "purpose" -> purpose,
       "cause" -> rootMessage(cause))
 
-  /** @param needed what each side of the connector needs, a phrase each ("reading (the source): ...") */
+  /**
+   * @param needed what each side of the connector needs, a phrase each ("reading (the source): ...")
+   * @param cause  AWS' refusal, whose message names the principal it denied, when it does
+   */
   def accessDenied(
       action: String,
       stream: String,
@@ -110,7 +113,23 @@ private[sparkkinesis] object KinesisErrors {
       "action" -> action,
       "stream" -> stream,
       "where" -> where,
-      "needed" -> ("for " + needed.mkString("; for ")))
+      "principal" -> deniedPrincipal(cause).getOrElse("the credentials the query uses"),
+      "needed" -> ("for " + needed.mkString("; for "))
+    )
+
+  /**
+   * The principal AWS says it denied ("User: arn:aws:sts::...:assumed-role/... is not authorized to ..."), from
+   * a refusal or a copy of it: which credentials a call was made with, as AWS saw them.
+   */
+  private def deniedPrincipal(cause: Throwable): Option[String] =
+    Iterator
+      .iterate(cause)(_.getCause)
+      .takeWhile(_ != null)
+      .take(10)
+      .map(c => DeniedPrincipal.findFirstMatchIn(String.valueOf(c.getMessage)))
+      .collectFirst { case Some(m) => m.group(1) }
+
+  private val DeniedPrincipal = """User: (arn:[^\s]+) is not authorized""".r
 
   /**
    * No credentials, and trying again as it is cannot help: refused, expired, or none found.

@@ -87,6 +87,22 @@ class ErrorConditionsSuite extends AnyFunSuite {
     assert(KinesisErrors.endpointUnreachable("s", "here", "read", cause).getMessage.contains("': Connection refused."))
   }
 
+  test("access denied names the principal AWS denied, when AWS names it: which credentials the call was made with") {
+    val refusal = new RuntimeException(
+      "User: arn:aws:sts::123456789012:assumed-role/eks-node-role/i-0abc is not authorized to perform: " +
+        "kinesis:GetRecords on resource: arn:aws:kinesis:us-east-1:123456789012:stream/s (Service: Kinesis)")
+    val denied = KinesisErrors.accessDenied("GetRecords", "s", "here", RemoteFailure.of(refusal), ClientUse.needed)
+    assert(
+      denied.getMessage.startsWith(
+        "[KINESIS_ACCESS_DENIED] Kinesis denied kinesis:GetRecords on stream 's' at here " +
+          "to arn:aws:sts::123456789012:assumed-role/eks-node-role/i-0abc. The connector needs"),
+      denied.getMessage
+    )
+    val unnamed =
+      KinesisErrors.accessDenied("GetRecords", "s", "here", new RuntimeException("denied"), ClientUse.needed)
+    assert(unnamed.getMessage.contains("at here to the credentials the query uses. The connector needs"))
+  }
+
   test("the errors are SparkThrowables by their condition, on Spark 3.5 as on Spark 4") {
     val e: SparkThrowable = KinesisErrors.streamNotFound("s", "here", null, Some("row 3"))
     assert(e.getSqlState == "42P01")
