@@ -18,7 +18,7 @@ import scala.xml.transform.{RewriteRule, RuleTransformer}
 
 import sbtassembly.AssemblyPlugin.autoImport._
 
-val awsSdkVersion = "2.52.0" // every SDK module at one version, as its BOM would pin them
+val awsSdkVersion = "2.57.8" // every SDK module at one version, as its BOM would pin them (sso and signin need 2.57)
 val scalatestVersion = "3.2.19"
 val kclVersion = "2.6.1" // tests only: the outside oracle of the KPL format
 val kclProtobufVersion = "4.27.5" // the protobuf runtime that KCL version is generated for
@@ -127,11 +127,17 @@ def connectorFor(lineId: String): Project = {
       // Spark brings SLF4J; the SDK must log through it rather than carry its own copy.
       // The connector builds its HTTP clients explicitly (Apache 5 for calls, Netty for HTTP/2 subscriptions),
       // so the SDK's other default client stays out of the jar.
-      libraryDependencies ++= Seq("kinesis", "sts", "apache5-client", "netty-nio-client").map { module =>
-        ("software.amazon.awssdk" % module % awsSdkVersion)
-          .exclude("org.slf4j", "slf4j-api")
-          .exclude("software.amazon.awssdk", "apache-client")
-      },
+      // The default credential chain loads some of its providers by class name, from modules of their own: sts
+      // for web identity (EKS service accounts) and profiles that assume a role (sts is also what roleArn
+      // uses), sso and ssooidc for SSO profiles, signin for profiles of `aws login`. Shading renames the class
+      // names the SDK looks up along with the classes (ConnectorJarSuite checks that each is in the jar).
+      // Container credentials (ECS, EKS Pod Identity) and instance profiles need no module of their own.
+      libraryDependencies ++= Seq("kinesis", "sts", "sso", "ssooidc", "signin", "apache5-client", "netty-nio-client")
+        .map { module =>
+          ("software.amazon.awssdk" % module % awsSdkVersion)
+            .exclude("org.slf4j", "slf4j-api")
+            .exclude("software.amazon.awssdk", "apache-client")
+        },
       libraryDependencies ++= Seq(
         "org.scalatest" %% "scalatest" % scalatestVersion % Test,
         "org.scalatestplus" %% "scalacheck-1-18" % s"$scalatestVersion.0" % Test

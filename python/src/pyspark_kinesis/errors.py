@@ -77,11 +77,14 @@ class KinesisOptionError(KinesisError, ValueError):
 
 
 class KinesisAccessDeniedError(KinesisError, PermissionError):
-    """Kinesis denied a call; the message names the action and every IAM action the connector needs."""
+    """Kinesis denied a call; the message names the action, the principal denied (as AWS names it) and every
+    IAM action the connector needs."""
 
 
 class KinesisCredentialsError(KinesisError):
-    """No credentials could be had: none found, or the role could not be assumed."""
+    """No AWS credentials could be had, or Kinesis refused them: none found, the role could not be assumed
+    (STS refused it, or could not be reached), or they expired. The message names where they come from (STS
+    and the role, the default chain and what it is set up with, the keys given) and what to check."""
 
 
 class KinesisStreamNotFoundError(KinesisError, LookupError):
@@ -119,6 +122,7 @@ _BY_CONDITION: dict[str, type[KinesisError]] = {
     "KINESIS_CONSUMER_NOT_ACTIVE": KinesisError,
     "KINESIS_CONSUMER_NOT_FOUND": KinesisConsumerNotFoundError,
     "KINESIS_CREDENTIALS_UNAVAILABLE": KinesisCredentialsError,
+    "KINESIS_CREDENTIALS_UNREACHABLE": KinesisCredentialsError,
     "KINESIS_DATA_LOSS": KinesisDataLossError,
     "KINESIS_ENDPOINT_UNREACHABLE": KinesisUnavailableError,
     "KINESIS_OFFSET_INVALID": KinesisCheckpointError,

@@ -38,9 +38,12 @@ private[sparkkinesis] object AssumedRoles {
     () => shared.resolveCredentials()
   }
 
-  /** Driver: the role's current session, as tasks carry it to executors. */
+  /**
+   * Driver: the role's current session, as tasks carry it to executors. Throws a [[CredentialsFailure]] when
+   * there is none: STS could not be reached or refused, or the credentials the role is assumed with failed.
+   */
   def currentSession(assumed: AssumedRole): SessionCredentials =
-    provider(assumed).resolveCredentials() match {
+    Credentials.provider(assumed).resolveCredentials() match {
       case s: AwsSessionCredentials =>
         SessionCredentials(
           s.accessKeyId(),

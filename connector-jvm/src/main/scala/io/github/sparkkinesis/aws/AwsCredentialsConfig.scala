@@ -22,10 +22,13 @@ private[sparkkinesis] object AwsCredentialsConfig {
    * A role assumed, on the driver, with `base` credentials (static keys or the default chain), its sessions
    * renewed before they expire. It never leaves the driver as it is: serialized into a task, it is replaced
    * by the role's current session ([[RoleSession]]), so executors never receive the long-lived keys and
-   * need no credentials of their own.
+   * need no credentials of their own. A task that cannot get a session fails to serialize with the error a
+   * user sees ([[CredentialsFailure.userFacing]]).
    */
   final case class AssumedRole(role: RoleSpec, base: AwsCredentialsConfig) extends AwsCredentialsConfig {
-    private def writeReplace(): AnyRef = new RoleSession(role, AssumedRoles.currentSession(this))
+    private def writeReplace(): AnyRef =
+      try new RoleSession(role, AssumedRoles.currentSession(this))
+      catch { case f: CredentialsFailure => throw f.userFacing() }
   }
 
   /**

@@ -5,8 +5,9 @@ import io.github.sparkkinesis.errors.{ErrorCondition, KinesisErrors, KinesisExce
 
 /**
  * The one translation of failed Kinesis calls into the errors a user sees: each names the stream, the
- * endpoint and what to do. What the connector retries is decided by the [[KinesisApiException]]'s type
- * before it gets here.
+ * endpoint and what to do; a credentials failure names where the credentials come from instead (STS, the
+ * default chain, ...: `aws.CredentialsFailure`). What the connector retries is decided by the
+ * [[KinesisApiException]]'s type before it gets here.
  */
 private[sparkkinesis] object ApiFailures {
 
@@ -32,31 +33,39 @@ private[sparkkinesis] object ApiFailures {
       case denied: KinesisApiException.AccessDenied =>
         KinesisErrors.accessDenied(denied.action, stream, target, c, ClientUse.needed, writing)
       case _: KinesisApiException.Unreachable => KinesisErrors.endpointUnreachable(stream, target, purpose, c)
-      case _: KinesisApiException.CredentialsUnavailable => KinesisErrors.credentialsUnavailable(target, c, writing)
+      case credentials: KinesisApiException.CredentialsUnavailable => credentials.failure.userFacing(writing, c)
       case _: KinesisApiException.Rejected => KinesisErrors.requestRejected(action, stream, target, c, writing)
       case _ => KinesisErrors.kinesisCallFailed(action, stream, target, c)
     }
   }
 
-  /** Whether sending the same request again may succeed: throttling, a 5xx, a timeout, no connection. */
+  /**
+   * Whether sending the same request again may succeed: throttling, a 5xx, a timeout, no connection, or the
+   * source of the credentials out of reach for now.
+   */
   def retryable(e: KinesisApiException): Boolean = e match {
     case _: KinesisApiException.Throttled | _: KinesisApiException.Failed | _: KinesisApiException.Unreachable =>
       true
+    case c: KinesisApiException.CredentialsUnavailable => c.failure.transient
     case _ => false
   }
 
   /**
    * Whether a failure is part of an outage: Kinesis could not be reached, or failed the call with a 5xx or a
-   * timeout. Throttling is not one (Kinesis answered); refusals are not either (retrying cannot help).
+   * timeout, or the credentials' source could (STS assuming the role, say). Throttling is not one (Kinesis
+   * answered); refusals are not either (retrying cannot help).
    */
   def outage(e: KinesisApiException): Boolean = e match {
     case _: KinesisApiException.Failed | _: KinesisApiException.Unreachable => true
+    case c: KinesisApiException.CredentialsUnavailable => c.failure.transient
     case _ => false
   }
 
   /** Whether a user-facing error of a call may pass when the call is made again. */
   def transient(e: Throwable): Boolean = e match {
-    case ErrorCondition(ErrorCondition.EndpointUnreachable | ErrorCondition.CallFailed) => true
+    case ErrorCondition(
+          ErrorCondition.EndpointUnreachable | ErrorCondition.CallFailed | ErrorCondition.CredentialsUnreachable) =>
+      true
     case _ => false
   }
 

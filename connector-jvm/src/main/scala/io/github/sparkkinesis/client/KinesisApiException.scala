@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.github.sparkkinesis.client
 
+import io.github.sparkkinesis.aws.CredentialsFailure
+
 /** A Kinesis failure the connector reacts to. */
 private[sparkkinesis] sealed abstract class KinesisApiException(message: String, cause: Throwable)
     extends RuntimeException(message, cause)
@@ -30,8 +32,12 @@ private[sparkkinesis] object KinesisApiException {
   final class AccessDenied(val action: String, message: String, cause: Throwable)
       extends KinesisApiException(message, cause)
 
-  /** No credentials could be had to sign the call: none found, or the role could not be assumed. */
-  final class CredentialsUnavailable(message: String, cause: Throwable) extends KinesisApiException(message, cause)
+  /**
+   * No credentials to sign the call with, or Kinesis refused them (expired, unknown): `failure` names their
+   * source and whether the failure may pass by itself (an outage of STS, say).
+   */
+  final class CredentialsUnavailable(val failure: CredentialsFailure)
+      extends KinesisApiException(failure.getMessage, failure)
 
   /** The endpoint could not be reached at all. */
   final class Unreachable(message: String, cause: Throwable) extends KinesisApiException(message, cause)

@@ -6,6 +6,7 @@ import java.util.concurrent.{CompletionException, ExecutionException}
 
 import scala.jdk.CollectionConverters._
 
+import io.github.sparkkinesis.aws.{AwsCredentialsConfig, Credentials, CredentialsDiagnosis, CredentialsFailure}
 import software.amazon.awssdk.awscore.{AwsRequest, AwsRequestOverrideConfiguration}
 import software.amazon.awssdk.awscore.exception.AwsServiceException
 import software.amazon.awssdk.core.exception.{SdkClientException, SdkException}
@@ -286,6 +287,7 @@ private[sparkkinesis] final class SdkKinesisApi private (
     try body
     catch {
       case e: SdkException => throw translate(action, e, sequenceStart = false)
+      case e: CredentialsFailure => throw translate(action, e, sequenceStart = false)
     }
 
   /** The [[KinesisApiException]] for a failure of an SDK call; anything but an SdkException is rethrown. */
@@ -297,7 +299,12 @@ private[sparkkinesis] final class SdkKinesisApi private (
     case e: LimitExceededException => new KinesisApiException.Throttled(e.getMessage, e)
     case e: KmsThrottlingException => new KinesisApiException.Throttled(e.getMessage, e)
     case e: InvalidArgumentException if sequenceStart => new KinesisApiException.TrimmedSequence(e.getMessage, e)
-    case e if fromCredentials(e) => new KinesisApiException.CredentialsUnavailable(e.getMessage, e)
+    case e if CredentialsFailure.in(e).isDefined =>
+      new KinesisApiException.CredentialsUnavailable(CredentialsFailure.in(e).get)
+    case e: AwsServiceException if CredentialsDiagnosis.rejectsCredentials(e) =>
+      new KinesisApiException.CredentialsUnavailable(CredentialsDiagnosis.ofKinesis(signedWith, target, e))
+    case e if fromCredentials(e) =>
+      new KinesisApiException.CredentialsUnavailable(CredentialsDiagnosis.resolving(signedWith, e))
     case e: AwsServiceException if e.statusCode() == 403 || isAccessDenied(e) =>
       new KinesisApiException.AccessDenied(action, e.getMessage, e)
     case e: AwsServiceException if e.statusCode() == 429 => new KinesisApiException.Throttled(e.getMessage, e)
@@ -310,7 +317,16 @@ private[sparkkinesis] final class SdkKinesisApi private (
     case e => new KinesisApiException.Failed(String.valueOf(e.getMessage), e)
   }
 
-  /** A failure to get credentials: from STS assuming the role, or no provider of the chain had any. */
+  /** The connector's credentials the client signs with, for a refusal of them (the SDK's default chain if unknown). */
+  private lazy val signedWith: AwsCredentialsConfig =
+    Credentials
+      .configOf(client.serviceClientConfiguration().credentialsProvider())
+      .getOrElse(AwsCredentialsConfig.DefaultChain)
+
+  /**
+   * A failure to get credentials that no provider of the connector's said (each of those throws a
+   * [[CredentialsFailure]]): from STS assuming a role, or no provider of the chain had any.
+   */
   private def fromCredentials(e: Throwable): Boolean =
     Iterator.iterate(e)(_.getCause).takeWhile(_ != null).take(10).exists {
       case _: software.amazon.awssdk.services.sts.model.StsException => true

@@ -33,6 +33,7 @@ private[sparkkinesis] object ErrorCondition {
   val ConsumerNotActive: ErrorCondition = declare("KINESIS_CONSUMER_NOT_ACTIVE")
   val ConsumerNotFound: ErrorCondition = declare("KINESIS_CONSUMER_NOT_FOUND")
   val CredentialsUnavailable: ErrorCondition = declare("KINESIS_CREDENTIALS_UNAVAILABLE")
+  val CredentialsUnreachable: ErrorCondition = declare("KINESIS_CREDENTIALS_UNREACHABLE")
   val DataLoss: ErrorCondition = declare("KINESIS_DATA_LOSS")
   val EndpointUnreachable: ErrorCondition = declare("KINESIS_ENDPOINT_UNREACHABLE")
   val OffsetInvalid: ErrorCondition = declare("KINESIS_OFFSET_INVALID")

@@ -99,7 +99,10 @@ private[sparkkinesis] object KinesisErrors {
       "purpose" -> purpose,
       "cause" -> rootMessage(cause))
 
-  /** @param needed what each side of the connector needs, a phrase each ("reading (the source): ...") */
+  /**
+   * @param needed what each side of the connector needs, a phrase each ("reading (the source): ...")
+   * @param cause  AWS' refusal, whose message names the principal it denied, when it does
+   */
   def accessDenied(
       action: String,
       stream: String,
@@ -114,10 +117,67 @@ private[sparkkinesis] object KinesisErrors {
       "action" -> action,
       "stream" -> stream,
       "where" -> where,
-      "needed" -> ("for " + needed.mkString("; for ")))
+      "principal" -> deniedPrincipal(cause).getOrElse("the credentials the query uses"),
+      "needed" -> ("for " + needed.mkString("; for "))
+    )
 
-  def credentialsUnavailable(where: String, cause: Throwable, writing: Option[String] = None): KinesisException =
-    error(CredentialsUnavailable, writing, cause, "where" -> where, "cause" -> rootMessage(cause))
+  /**
+   * The principal AWS says it denied ("User: arn:aws:sts::...:assumed-role/... is not authorized to ..."), from
+   * a refusal or a copy of it: which credentials a call was made with, as AWS saw them.
+   */
+  private def deniedPrincipal(cause: Throwable): Option[String] =
+    Iterator
+      .iterate(cause)(_.getCause)
+      .takeWhile(_ != null)
+      .take(10)
+      .map(c => DeniedPrincipal.findFirstMatchIn(String.valueOf(c.getMessage)))
+      .collectFirst { case Some(m) => m.group(1) }
+
+  private val DeniedPrincipal = """User: (arn:[^\s]+) is not authorized""".r
+
+  /**
+   * No credentials, and trying again as it is cannot help: refused, expired, or none found.
+   *
+   * @param failure what failed, naming where the credentials come from ("STS at ... refused AssumeRole of
+   *                role ...", "the AWS SDK's default credential chain found none")
+   * @param said    what that source said
+   * @param check   what to check, as sentences
+   */
+  def credentialsUnavailable(
+      failure: String,
+      said: String,
+      check: String,
+      cause: Throwable,
+      writing: Option[String] = None): KinesisException =
+    error(CredentialsUnavailable, writing, cause, "failure" -> failure, "cause" -> said, "check" -> check)
+
+  /** No credentials for now: their source could not be reached, or failed (an outage of STS, say). */
+  def credentialsUnreachable(failure: String, said: String, check: String, cause: Throwable): KinesisException =
+    error(CredentialsUnreachable, cause, "failure" -> failure, "cause" -> said, "check" -> check)
+
+  /**
+   * Credentials have been out of reach for longer than the option outageTimeout allows: `failure`, `said`
+   * and `check` are those of the last [[credentialsUnreachable]] error.
+   */
+  def credentialsOutage(
+      failure: String,
+      said: String,
+      check: String,
+      seconds: Long,
+      lastSuccess: String,
+      timeout: String,
+      cause: Throwable): KinesisException =
+    new KinesisException(
+      s"${CredentialsUnavailable.name}.OUTAGE",
+      Map(
+        "failure" -> failure,
+        "cause" -> said,
+        "check" -> check,
+        "seconds" -> seconds.toString,
+        "lastSuccess" -> lastSuccess,
+        "timeout" -> timeout).asJava,
+      cause
+    )
 
   /** Kinesis refused the request itself: sending it again cannot succeed. */
   def requestRejected(

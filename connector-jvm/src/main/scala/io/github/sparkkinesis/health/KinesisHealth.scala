@@ -4,9 +4,11 @@ package io.github.sparkkinesis.health
 import java.time.Instant
 
 import scala.collection.mutable
+import scala.jdk.CollectionConverters._
 
+import io.github.sparkkinesis.aws.CredentialsFailure
 import io.github.sparkkinesis.config.Durations
-import io.github.sparkkinesis.errors.{KinesisErrors, KinesisException}
+import io.github.sparkkinesis.errors.{ErrorCondition, KinesisErrors, KinesisException, KinesisThrowable}
 import io.github.sparkkinesis.util.Clock
 import org.slf4j.LoggerFactory
 
@@ -17,7 +19,9 @@ import org.slf4j.LoggerFactory
  * the query keeps trying and reports it, then [[check]] fails it with `KINESIS_UNAVAILABLE`, naming the
  * endpoint, the stream, how long and the last cause. The log says so once when an outage has lasted
  * [[KinesisHealth.GraceMs]] (a single failed call is no outage), at most once a minute while it lasts, and
- * once when it ends. Thread-safe.
+ * once when it ends. An outage of the credentials' source (STS could not be reached to assume the role, say:
+ * `aws.CredentialsFailure`) is one too, and the log and the error name that source and what to check rather
+ * than Kinesis: `KINESIS_CREDENTIALS_UNAVAILABLE.OUTAGE`. Thread-safe.
  *
  * @param target   endpoint and region, for messages
  * @param owner    who calls, for the log: "KinesisV2[orders]", "partition 3 of epoch 7"
@@ -57,6 +61,10 @@ private[sparkkinesis] final class KinesisHealth(
     s.everSucceeded = true
     if (s.failingSinceMs.forall(_ <= madeAtMs)) {
       (s.failingSinceMs, s.reported) match {
+        case (Some(since), true) if s.lastFailure.flatMap(credentialsOutage).isDefined =>
+          log(
+            s"$owner: the connector has AWS credentials again and Kinesis at $target answers for stream " +
+              s"'$stream', after ${seconds(now - since)} s of failed calls")
         case (Some(since), true) =>
           log(
             s"$owner: Kinesis at $target answers again for stream '$stream', after ${seconds(now - since)} s of " +
@@ -69,7 +77,10 @@ private[sparkkinesis] final class KinesisHealth(
     }
   }
 
-  /** A call for `stream` failed as part of an outage (see `ApiFailures.outage`). */
+  /**
+   * A call for `stream` failed as part of an outage (see `ApiFailures.outage`): Kinesis', or its credentials'
+   * source's (a [[CredentialsFailure]] in `cause`, or the `KINESIS_CREDENTIALS_UNREACHABLE` error of one).
+   */
   def failed(stream: String, cause: Throwable): Unit = synchronized {
     val s = state(stream)
     val now = clock.nowMillis()
@@ -80,12 +91,21 @@ private[sparkkinesis] final class KinesisHealth(
       if (!s.reported) now - since >= GraceMs
       else now - s.lastReportMs >= ReportEveryMs
     if (due) {
-      val verb = if (s.reported) "still fail" else "fail"
-      log(
-        s"$owner: calls to Kinesis at $target for stream '$stream' $verb since ${Instant.ofEpochMilli(since)} " +
-          s"(${seconds(now - since)} s): ${KinesisErrors.rootMessage(cause)}. " +
-          timeoutMs.fold("The query keeps trying (outageTimeout is inf).")(t =>
-            s"The query keeps trying until ${Durations.format(t)} have passed (the option outageTimeout)."))
+      val keepsTrying = timeoutMs.fold("The query keeps trying (outageTimeout is inf).")(t =>
+        s"The query keeps trying until ${Durations.format(t)} have passed (the option outageTimeout).")
+      val lasting = s"since ${Instant.ofEpochMilli(since)} (${seconds(now - since)} s)"
+      credentialsOutage(cause) match {
+        case Some(c) =>
+          val still = if (s.reported) "still " else ""
+          log(
+            s"$owner: ${still}no AWS credentials for the calls for stream '$stream' $lasting: ${c.failure}: " +
+              s"${c.said}. ${c.check} $keepsTrying")
+        case None =>
+          val verb = if (s.reported) "still fail" else "fail"
+          log(
+            s"$owner: calls to Kinesis at $target for stream '$stream' $verb $lasting: " +
+              s"${KinesisErrors.rootMessage(cause)}. $keepsTrying")
+      }
       s.reported = true
       s.lastReportMs = now
     }
@@ -102,18 +122,23 @@ private[sparkkinesis] final class KinesisHealth(
     }
   }
 
-  /** The error [[check]] throws for `stream`, if it is failing now. */
-  private def unavailable(stream: String, s: State, now: Long): KinesisException =
-    KinesisErrors.unavailable(
-      stream,
-      target,
-      purpose,
-      seconds(now - s.failingSinceMs.get),
+  /**
+   * The error [[check]] throws for `stream`, if it is failing now: `KINESIS_UNAVAILABLE`, or, if the last
+   * failure was the credentials' source's, `KINESIS_CREDENTIALS_UNAVAILABLE.OUTAGE` naming it.
+   */
+  private def unavailable(stream: String, s: State, now: Long): KinesisException = {
+    val lasted = seconds(now - s.failingSinceMs.get)
+    val lastSuccess =
       if (s.everSucceeded) s"the last call that succeeded was at ${Instant.ofEpochMilli(s.lastSuccessMs)}"
-      else s"no call has succeeded since ${Instant.ofEpochMilli(startedAt)}",
-      timeoutMs.map(Durations.format).getOrElse("inf"),
-      s.lastFailure.orNull
-    )
+      else s"no call has succeeded since ${Instant.ofEpochMilli(startedAt)}"
+    val timeout = timeoutMs.map(Durations.format).getOrElse("inf")
+    s.lastFailure.flatMap(credentialsOutage) match {
+      case Some(c) =>
+        KinesisErrors.credentialsOutage(c.failure, c.said, c.check, lasted, lastSuccess, timeout, s.lastFailure.orNull)
+      case None =>
+        KinesisErrors.unavailable(stream, target, purpose, lasted, lastSuccess, timeout, s.lastFailure.orNull)
+    }
+  }
 
   /** Seconds since a call for `stream` last succeeded (or since the source started, if none has yet). */
   def secondsSinceLastSuccess(stream: String): Long = synchronized(
@@ -136,4 +161,20 @@ private[sparkkinesis] object KinesisHealth {
   private def warn(message: String): Unit = logger.warn(message)
 
   private def seconds(ms: Long): Long = math.max(0L, ms / 1000)
+
+  /** What an outage of the credentials' source says: what failed, what it said, what to check. */
+  private final case class CredentialsOutage(failure: String, said: String, check: String)
+
+  /**
+   * The credentials' source's outage `cause` is part of, if it is one: a transient [[CredentialsFailure]]
+   * among its causes (on the side that met it), or the `KINESIS_CREDENTIALS_UNREACHABLE` error made of one
+   * (which is what crosses from an executor).
+   */
+  private def credentialsOutage(cause: Throwable): Option[CredentialsOutage] =
+    Iterator.iterate(cause)(_.getCause).takeWhile(_ != null).take(20).collectFirst {
+      case f: CredentialsFailure if f.transient => CredentialsOutage(f.failure, f.said, f.check)
+      case t if ErrorCondition.unapply(t).contains(ErrorCondition.CredentialsUnreachable) =>
+        val p = t.asInstanceOf[KinesisThrowable].getMessageParameters.asScala
+        CredentialsOutage(p.getOrElse("failure", "unknown"), p.getOrElse("cause", "unknown"), p.getOrElse("check", ""))
+    }
 }

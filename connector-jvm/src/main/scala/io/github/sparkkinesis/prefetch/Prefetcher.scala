@@ -108,6 +108,17 @@ private[sparkkinesis] final class Prefetcher(
         clock.sleep(RetryPauseMs)
       // The driver is exiting: the query ends with it, and so does the loop, without a word above INFO.
       case NonFatal(e) if jobs.shutDown => log.info(s"Spark is shutting down: prefetching for $description ends ($e)")
+      // The job's tasks could not be sent: the role's session, which they carry, could not be had for now.
+      case NonFatal(e) if !stopped && connectorError(e).exists(ApiFailures.transient) =>
+        removeStray()
+        health.failedAll(connectorError(e).get)
+        try health.check()
+        catch { case unavailable: KinesisException => catalog.fail(unavailable) }
+        clock.sleep(RetryPauseMs)
+      // ... or not at all (STS refused the role, say).
+      case NonFatal(e) if !stopped && connectorError(e).flatMap(ErrorCondition.unapply).exists(needsFix) =>
+        removeStray()
+        catalog.fail(connectorError(e).get)
       case NonFatal(e) if !stopped =>
         // Tasks of a failed job that did finish have stored blocks the catalog never heard of.
         removeStray()
@@ -135,7 +146,7 @@ private[sparkkinesis] final class Prefetcher(
 
   /**
    * Failures that retrying does not cure: of registering consumers, a consumer registered beforehand that
-   * cannot be read through, or an outage that lasted too long.
+   * cannot be read through, credentials refused or not found, or an outage that lasted too long.
    */
   private def needsFix(condition: ErrorCondition): Boolean =
     Set(
@@ -143,8 +154,15 @@ private[sparkkinesis] final class Prefetcher(
       ErrorCondition.StreamNotFound,
       ErrorCondition.ConsumerNotActive,
       ErrorCondition.RegisteredConsumerUnusable,
+      ErrorCondition.CredentialsUnavailable,
       ErrorCondition.Unavailable
     ).contains(condition)
+
+  /** The connector's error inside a failed job (Spark wraps what sending its tasks threw), if there is one. */
+  private def connectorError(e: Throwable): Option[KinesisException] =
+    Iterator.iterate(e.getCause)(_.getCause).takeWhile(_ != null).take(20).collectFirst { case k: KinesisException =>
+      k
+    }
 
   /** A shard whose prefetch failed waits before its next call, longer with each failure in a row. */
   private def pauseAfterFailure(o: ShardFetchOutcome): ShardFetchOutcome =

@@ -16,10 +16,16 @@ private[sparkkinesis] final case class FetchFailure(kind: FetchFailure.Kind, err
 private[sparkkinesis] object FetchFailure {
   sealed trait Kind extends Serializable
 
-  /** Kinesis could not be reached, or failed the call (a 5xx, a timeout): an outage, bounded by outageTimeout. */
+  /**
+   * Kinesis could not be reached, or failed the call (a 5xx, a timeout), or the source of the credentials
+   * could (STS): an outage, bounded by outageTimeout.
+   */
   case object Transient extends Kind
 
-  /** Trying again cannot help: the stream is gone, access or credentials denied, the request refused, records lost. */
+  /**
+   * Trying again cannot help: the stream is gone, access or credentials denied (or none found, or expired),
+   * the request refused, records lost.
+   */
   case object Fatal extends Kind
 
   /** The enhanced fan-out consumer the task subscribed with is gone: the driver registers it again. */
@@ -43,6 +49,8 @@ private[sparkkinesis] object FetchFailure {
       case _: KinesisApiException.TrimmedSequence =>
         FetchFailure(Fatal, KinesisErrors.dataLoss(shard.stream, shard.shardId, e.getMessage, "retention trimmed them"))
       case _ if ApiFailures.outage(e) => FetchFailure(Transient, userFacing)
+      // An executor's session of the driver's role has expired: the next task brings a newer one.
+      case c: KinesisApiException.CredentialsUnavailable if c.failure.renewable => FetchFailure(Other, userFacing)
       case _ if ApiFailures.retryable(e) => FetchFailure(Other, userFacing)
       case _: KinesisApiException.InUse | _: KinesisApiException.ExpiredIterator => FetchFailure(Other, userFacing)
       case _ => FetchFailure(Fatal, userFacing)

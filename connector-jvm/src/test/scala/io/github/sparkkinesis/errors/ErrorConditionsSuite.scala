@@ -39,8 +39,17 @@ class ErrorConditionsSuite extends AnyFunSuite {
       KinesisErrors.endpointUnreachable("s", "here", "read", cause),
       KinesisErrors.accessDenied("GetRecords", "s", "here", cause, ClientUse.needed),
       KinesisErrors.accessDenied("PutRecords", "s", "here", cause, ClientUse.needed, Some("row 1")),
-      KinesisErrors.credentialsUnavailable("here", cause),
-      KinesisErrors.credentialsUnavailable("here", cause, Some("row 1")),
+      KinesisErrors.credentialsUnavailable("STS refused AssumeRole", "AccessDenied", "Check the trust policy.", cause),
+      KinesisErrors.credentialsUnavailable("STS refused it", "AccessDenied", "Check it.", cause, Some("row 1")),
+      KinesisErrors.credentialsUnreachable("could not reach STS at here", "Connection refused", "Check it.", cause),
+      KinesisErrors.credentialsOutage(
+        "could not reach STS",
+        "Connection refused",
+        "Check it.",
+        600,
+        "no call",
+        "10m",
+        cause),
       KinesisErrors.requestRejected("PutRecords", "s", "here", cause),
       KinesisErrors.requestRejected("PutRecords", "s", "here", cause, Some("row 1")),
       KinesisErrors.kinesisCallFailed("ListShards", "s", "here", cause),
@@ -79,6 +88,22 @@ class ErrorConditionsSuite extends AnyFunSuite {
       made.head.getMessage == """[KINESIS_OPTION_MISSING] Option 'streamName' is required. For example: """ +
         """.option("streamName", "my-stream").""")
     assert(KinesisErrors.endpointUnreachable("s", "here", "read", cause).getMessage.contains("': Connection refused."))
+  }
+
+  test("access denied names the principal AWS denied, when AWS names it: which credentials the call was made with") {
+    val refusal = new RuntimeException(
+      "User: arn:aws:sts::123456789012:assumed-role/eks-node-role/i-0abc is not authorized to perform: " +
+        "kinesis:GetRecords on resource: arn:aws:kinesis:us-east-1:123456789012:stream/s (Service: Kinesis)")
+    val denied = KinesisErrors.accessDenied("GetRecords", "s", "here", RemoteFailure.of(refusal), ClientUse.needed)
+    assert(
+      denied.getMessage.startsWith(
+        "[KINESIS_ACCESS_DENIED] Kinesis denied kinesis:GetRecords on stream 's' at here " +
+          "to arn:aws:sts::123456789012:assumed-role/eks-node-role/i-0abc. The connector needs"),
+      denied.getMessage
+    )
+    val unnamed =
+      KinesisErrors.accessDenied("GetRecords", "s", "here", new RuntimeException("denied"), ClientUse.needed)
+    assert(unnamed.getMessage.contains("at here to the credentials the query uses. The connector needs"))
   }
 
   test("the errors are SparkThrowables by their condition, on Spark 3.5 as on Spark 4") {

@@ -87,6 +87,42 @@ class KinesisHealthSuite extends AnyFunSuite {
     assert(e.getCause eq f.refused)
   }
 
+  test("an outage of STS, for the role's credentials, is logged naming STS and what to check, not Kinesis") {
+    val f = new Fixture(timeoutMs = Some(120000))
+    val sts = io.github.sparkkinesis.testing.CredentialFailures.stsUnreachable
+    // As the driver meets it (the failure itself, inside the client's), then as an executor reports it.
+    f.health.failed("s", new RuntimeException("ListShards failed", sts))
+    f.clock.advance(6000)
+    f.health.failed("s", sts.userFacing(cause = io.github.sparkkinesis.errors.RemoteFailure.of(sts)))
+    assert(f.logged.size == 1, f.logged)
+    assert(
+      f.logged.head == "KinesisV2[s]: no AWS credentials for the calls for stream 's' since " +
+        "1970-01-01T00:00:00Z (6 s): could not reach STS at http://127.0.0.1:9 (region us-east-1) to assume role " +
+        "arn:aws:iam::123456789012:role/reader: Unable to execute HTTP request: Connect to 127.0.0.1:9 failed: " +
+        "Connection refused. Check the option stsEndpoint (http://127.0.0.1:9) and the network path to it from " +
+        "the driver. The query keeps trying until 2m have passed (the option outageTimeout).")
+    val e = intercept[KinesisException] {
+      f.clock.advance(120000)
+      f.health.failed("s", sts)
+      f.health.check()
+    }
+    assert(e.getCondition == "KINESIS_CREDENTIALS_UNAVAILABLE.OUTAGE" && e.getSqlState == "28000")
+    assert(
+      e.getMessage == "[KINESIS_CREDENTIALS_UNAVAILABLE.OUTAGE] The connector has no AWS credentials to call " +
+        "Kinesis with: could not reach STS at http://127.0.0.1:9 (region us-east-1) to assume role " +
+        "arn:aws:iam::123456789012:role/reader: Unable to execute HTTP request: Connect to 127.0.0.1:9 failed: " +
+        "Connection refused. Check the option stsEndpoint (http://127.0.0.1:9) and the network path to it from " +
+        "the driver. This has lasted 126 s (no call has succeeded since 1970-01-01T00:00:00Z), longer than the " +
+        "option outageTimeout allows (2m); to wait longer, raise outageTimeout (\"inf\" waits forever).",
+      e.getMessage
+    )
+    assert(!e.getMessage.contains(":4567"), "the Kinesis endpoint is not what failed")
+    f.health.succeeded("s")
+    assert(
+      f.logged.last == "KinesisV2[s]: the connector has AWS credentials again and Kinesis at " +
+        "http://127.0.0.1:4567 (region us-east-1) answers for stream 's', after 126 s of failed calls")
+  }
+
   test("with outageTimeout inf an outage never fails, and is still logged once a minute") {
     val f = new Fixture(timeoutMs = None)
     f.failFor(60 * 60 * 1000, everyMs = 1000)

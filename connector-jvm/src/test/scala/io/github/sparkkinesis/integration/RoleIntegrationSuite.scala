@@ -2,11 +2,13 @@
 package io.github.sparkkinesis.integration
 
 import java.io.{ByteArrayInputStream, ByteArrayOutputStream, ObjectInputStream, ObjectOutputStream}
+import java.nio.charset.StandardCharsets.UTF_8
+import java.nio.file.{Files, Paths}
 
 import io.github.sparkkinesis.aws.{AssumedRoles, AwsCredentialsConfig, SessionCredentials}
 import io.github.sparkkinesis.config.{AwsOptions, ParsedOptions}
 import io.github.sparkkinesis.errors.KinesisException
-import io.github.sparkkinesis.testing.{KinesisEmulator, StsServer}
+import io.github.sparkkinesis.testing.{KinesisEmulator, ServerProcess, StsServer}
 import org.apache.spark.sql.SparkSession
 import org.scalatest.funsuite.AnyFunSuite
 
@@ -149,21 +151,148 @@ class RoleIntegrationSuite extends AnyFunSuite with SourceIntegration {
     }
   }
 
-  test("a role that cannot be assumed fails the write before any row is read, naming what to check", Integration) {
+  /** The connector's error in a failure's causes. */
+  private def connectorError(t: Throwable): KinesisException =
+    Iterator
+      .iterate(t)(_.getCause)
+      .takeWhile(_ != null)
+      .collectFirst { case k: KinesisException => k }
+      .getOrElse(fail("no error of the connector's in the failure", t))
+
+  /** The lines of the test log written while `body` ran. */
+  private def loggedDuring(body: => Unit): Seq[String] = {
+    val mark = s"log mark ${java.util.UUID.randomUUID()}"
+    val log = org.slf4j.LoggerFactory.getLogger(getClass)
+    log.warn(s"$mark starts")
+    try body
+    finally log.warn(s"$mark ends")
+    val lines = new String(Files.readAllBytes(Paths.get("target/test.log")), UTF_8).split("\n").toSeq
+    lines.dropWhile(!_.contains(s"$mark starts")).takeWhile(!_.contains(s"$mark ends")).drop(1)
+  }
+
+  private def closedPort = s"http://127.0.0.1:${ServerProcess.freePort()}"
+
+  test(
+    "STS out of reach: a write keeps trying for outageTimeout, then fails before any row is read, naming STS",
+    Integration) {
     assume(emulated, "needs the STS server on loopback")
     val session: SparkSession = spark
     import session.implicits._
-    val closed = s"http://127.0.0.1:${io.github.sparkkinesis.testing.ServerProcess.freePort()}"
+    val closed = closedPort
+    val started = System.nanoTime()
     val e = intercept[KinesisException] {
       Seq(("k", "v"))
         .toDF("partitionKey", "data")
         .write
         .format("kinesis")
-        .options(roleOptions("streamName" -> "any", "stsEndpoint" -> closed))
+        .options(roleOptions("streamName" -> "any", "stsEndpoint" -> closed, "outageTimeout" -> "3s"))
         .mode("append")
         .save()
     }
-    assert(e.getMessage.startsWith("[KINESIS_CREDENTIALS_UNAVAILABLE]"), e.getMessage)
-    assert(e.getMessage.contains("sts:AssumeRole") && e.getMessage.contains("stsEndpoint"), e.getMessage)
+    assert((System.nanoTime() - started) / 1000000 >= 3000, "tried for outageTimeout")
+    assert(e.getCondition == "KINESIS_CREDENTIALS_UNAVAILABLE.OUTAGE", e.getMessage)
+    assert(
+      e.getMessage.startsWith(
+        "[KINESIS_CREDENTIALS_UNAVAILABLE.OUTAGE] The connector has no AWS credentials to call Kinesis with: could " +
+          s"not reach STS at $closed (region $region) to assume role $Role: "),
+      e.getMessage
+    )
+    assert(e.getMessage.contains(s"Check the option stsEndpoint ($closed)"), e.getMessage)
+    assert(!e.getMessage.contains(endpoint), "the Kinesis endpoint is not what failed")
+  }
+
+  test(
+    "STS out of reach: a streaming read says so while it keeps trying, and fails at outageTimeout naming STS",
+    Integration) {
+    assume(emulated, "needs the STS server on loopback")
+    val stream = newStream(shards = 1)
+    val closed = closedPort
+    var failure: Option[Throwable] = None
+    val lines = loggedDuring {
+      val query = new BatchCollector().start(
+        spark.readStream
+          .format("kinesis")
+          .options(roleOptions("streamName" -> stream, "stsEndpoint" -> closed, "outageTimeout" -> "12s"))
+          .load(),
+        newCheckpoint())
+      eventually("the query to fail", seconds = 90)(query.exception.isDefined)
+      failure = query.exception
+    }
+    val e = connectorError(failure.get)
+    assert(e.getCondition == "KINESIS_CREDENTIALS_UNAVAILABLE.OUTAGE", e.getMessage)
+    assert(e.getMessage.contains(s"could not reach STS at $closed (region $region) to assume role $Role"), e.getMessage)
+    assert(e.getMessage.contains("longer than the option outageTimeout allows (12s)"), e.getMessage)
+    assert(!e.getMessage.contains(endpoint), e.getMessage)
+    // What the log said meanwhile: STS, not Kinesis.
+    val warnings = lines.filter(l => l.contains(" WARN ") && l.contains(s"stream '$stream'"))
+    assert(
+      warnings.exists(w =>
+        w.contains(s"no AWS credentials for the calls for stream '$stream'") &&
+          w.contains(s"could not reach STS at $closed (region $region) to assume role $Role") &&
+          w.contains("The query keeps trying until 12s have passed")),
+      warnings.mkString("\n")
+    )
+    assert(!warnings.exists(_.contains(s"calls to Kinesis at $endpoint")), warnings.mkString("\n"))
+  }
+
+  test(
+    "a role STS refuses fails at once, naming STS, the role and the trust policy; the right external id reads",
+    Integration) {
+    assume(emulated, "needs an STS server on loopback")
+    val strict = new StsServer(new java.io.File(sys.props.getOrElse("kinesis.test.root", ".")))
+    strict.start()
+    try {
+      val crossAccount = "arn:aws:iam::123456789012:role/cross-account-reader"
+      val (key, secret) = strict.enforceIam(crossAccount, externalId = "ext-right")
+      val stream = newStream(shards = 1)
+      put(stream, Seq("across accounts"))
+      def options(externalId: String, keyId: String = key): Map[String, String] =
+        roleOptions(
+          "streamName" -> stream,
+          "initialPosition" -> "trim_horizon",
+          "stsEndpoint" -> strict.endpoint,
+          "awsAccessKey" -> keyId,
+          "awsSecretKey" -> secret,
+          "roleArn" -> crossAccount,
+          "roleExternalId" -> externalId,
+          "outageTimeout" -> "10m"
+        )
+
+      // The wrong external id: the trust policy does not let the keys assume the role.
+      val started = System.nanoTime()
+      val refused = new BatchCollector()
+        .start(spark.readStream.format("kinesis").options(options("ext-wrong")).load(), newCheckpoint())
+      eventually("the query to fail")(refused.exception.isDefined)
+      assert((System.nanoTime() - started) / 1000000000L < 60, "at once, not after outageTimeout")
+      val e = connectorError(refused.exception.get)
+      assert(e.getCondition == "KINESIS_CREDENTIALS_UNAVAILABLE", e.getMessage)
+      assert(
+        e.getMessage.startsWith(
+          "[KINESIS_CREDENTIALS_UNAVAILABLE] The connector has no AWS credentials to call Kinesis with: STS at " +
+            s"${strict.endpoint} (region $region) refused AssumeRole of role $crossAccount (session orders-to-lake, " +
+            "with an external id): "),
+        e.getMessage
+      )
+      Seq("trust policy", "Condition on sts:ExternalId", "roleExternalId", "sts:AssumeRole")
+        .foreach(word => assert(e.getMessage.contains(word), s"'$word' in ${e.getMessage}"))
+      assert(!e.getMessage.contains(endpoint) && !e.getMessage.contains(secret), e.getMessage)
+
+      // Keys STS does not know: refused too, naming STS (a batch read, planned on the driver).
+      val unknown = connectorError(intercept[Exception] {
+        spark.read.format("kinesis").options(options("ext-right", keyId = "AKIAUNKNOWNKEY000000")).load().count()
+      })
+      assert(unknown.getCondition == "KINESIS_CREDENTIALS_UNAVAILABLE", unknown.getMessage)
+      assert(unknown.getMessage.contains(s"STS at ${strict.endpoint} (region $region)"), unknown.getMessage)
+
+      // The external id the trust policy asks for: the role is assumed and the stream read.
+      val collector = new BatchCollector
+      val query =
+        collector.start(spark.readStream.format("kinesis").options(options("ext-right")).load(), newCheckpoint())
+      assert(runUntil(collector, query, 1).map(_.data) == Seq("across accounts"))
+      assert(
+        strict
+          .assumeRoleRequests()
+          .exists(r => r.get("ExternalId").contains("ext-right") && r.get("SignedBy").contains(key)))
+    } finally strict.stop()
   }
 }

@@ -54,6 +54,40 @@ class ConnectorJarSuite extends AnyFunSuite {
     }
   }
 
+  /** The class names a class of the jar holds as constants, that start with `prefix` (dotted). */
+  private def namesIn(entry: String, prefix: String): Seq[String] = {
+    val bytes = jar.getInputStream(jar.getEntry(entry)).readAllBytes()
+    (java.util.regex.Pattern.quote(prefix) + "[A-Za-z0-9_.$]+").r
+      .findAllIn(new String(bytes, java.nio.charset.StandardCharsets.ISO_8859_1))
+      .toSeq
+  }
+
+  test("the default chain's providers that the SDK loads by class name are in the jar, under the shaded names") {
+    // Web identity (EKS service accounts) and profiles with a role need sts; SSO profiles sso and ssooidc;
+    // profiles of `aws login` signin. The SDK looks each up by a name in its code, which shading renames.
+    val sdk = "io/github/sparkkinesis/shaded/software/amazon/awssdk/"
+    val lookups = Seq(
+      "auth/credentials/internal/ProfileCredentialsUtils",
+      "auth/credentials/internal/WebIdentityCredentialsUtils",
+      "auth/token/internal/ProfileTokenProviderLoader"
+    ).map(c => s"$sdk$c.class")
+    val named = lookups.flatMap(namesIn(_, "io.github.sparkkinesis.shaded.software.amazon.awssdk.services."))
+    Seq(
+      "sts.internal.StsWebIdentityCredentialsProviderFactory",
+      "sts.internal.StsProfileCredentialsProviderFactory",
+      "sso.auth.SsoProfileCredentialsProviderFactory",
+      "ssooidc.SsoOidcProfileTokenProviderFactory",
+      "signin.auth.LoginProfileCredentialsProviderFactory"
+    ).foreach(n => assert(named.exists(_.endsWith(n)), s"the SDK looks up $n: $named"))
+    named.foreach(n => assert(classes.contains(n.replace('.', '/') + ".class"), s"$n, which the SDK loads, is missing"))
+    val bytes = lookups.map(c => new String(jar.getInputStream(jar.getEntry(c)).readAllBytes(), "ISO-8859-1"))
+    assert(bytes.forall(b => "(?<!shaded[./])software[./]amazon[./]awssdk[./]services".r.findFirstIn(b).isEmpty))
+    // The STS and SSO clients those providers build find their HTTP client by service loading.
+    val services = "META-INF/services/io.github.sparkkinesis.shaded.software.amazon.awssdk.http.SdkHttpService"
+    val http = new String(jar.getInputStream(jar.getEntry(services)).readAllBytes(), UTF_8)
+    assert(http.contains("io.github.sparkkinesis.shaded.software.amazon.awssdk.http.apache5.Apache5SdkHttpService"))
+  }
+
   test("dependencies are shaded; Spark, Scala and SLF4J are left to Spark") {
     val outside =
       classes.filterNot(n => n.startsWith("io/github/sparkkinesis/") || n.startsWith("org/apache/spark/sparkkinesis/"))

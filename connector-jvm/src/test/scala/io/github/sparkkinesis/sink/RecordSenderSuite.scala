@@ -6,7 +6,7 @@ import java.util.concurrent.Executors
 
 import io.github.sparkkinesis.client.{KinesisApiException, PutRecord}
 import io.github.sparkkinesis.errors.KinesisException
-import io.github.sparkkinesis.testing.{FakeKinesisApi, ManualClock}
+import io.github.sparkkinesis.testing.{CredentialFailures, FakeKinesisApi, ManualClock}
 import org.scalatest.funsuite.AnyFunSuite
 import org.scalatest.BeforeAndAfterAll
 
@@ -131,6 +131,25 @@ class RecordSenderSuite extends AnyFunSuite with BeforeAndAfterAll {
     f.sender.flush()
     assert(f.clock.slept > 10000, "longer than writeRetryTimeout")
     assert(f.written == (1 to 10).map(i => s"r$i"))
+  }
+
+  test("STS out of reach for the role is an outage of the write, bounded by outageTimeout and naming STS") {
+    val f = new Fixture(deadlineMs = 10000, outageMs = 60000)
+    f.api.failingWith = Some(CredentialFailures.unavailable(CredentialFailures.stsUnreachable))
+    (1 to 5).foreach(i => f.sender.add("s", record(i), 1, i.toLong))
+    val e = intercept[KinesisException](f.sender.flush())
+    assert(f.clock.slept >= 60000, "tried for outageTimeout, not writeRetryTimeout")
+    assert(e.getCondition == "KINESIS_CREDENTIALS_UNAVAILABLE.OUTAGE", e.getMessage)
+    assert(e.getMessage.contains("could not reach STS at http://127.0.0.1:9 (region us-east-1)"), e.getMessage)
+  }
+
+  test("a role STS refuses fails the write at once, naming the row") {
+    val f = new Fixture
+    f.api.failingWith = Some(CredentialFailures.unavailable(CredentialFailures.stsRefused))
+    f.sender.add("s", record(1), 1, 1L)
+    val e = intercept[KinesisException](f.sender.flush())
+    assert(e.getCondition == "KINESIS_CREDENTIALS_UNAVAILABLE.WRITE", e.getMessage)
+    assert(f.api.calls("PutRecords") == 1, "not tried again")
   }
 
   test("an outage longer than outageTimeout fails the task with KINESIS_UNAVAILABLE, as the source fails") {

@@ -4,7 +4,7 @@ package io.github.sparkkinesis.source
 import io.github.sparkkinesis.client.{KinesisApiException, ShardInfo}
 import io.github.sparkkinesis.config.InitialPosition
 import io.github.sparkkinesis.errors.{ErrorCondition, KinesisException}
-import io.github.sparkkinesis.testing.{DelegatingKinesisApi, StopsFixtureStreams, StreamFixture}
+import io.github.sparkkinesis.testing.{CredentialFailures, DelegatingKinesisApi, StopsFixtureStreams, StreamFixture}
 import org.apache.hadoop.conf.Configuration
 import org.scalatest.concurrent.Eventually
 import org.scalatest.funsuite.AnyFunSuite
@@ -67,6 +67,44 @@ class OutageSuite extends AnyFunSuite with StopsFixtureStreams with Eventually {
     assert(e.getCondition == "KINESIS_UNAVAILABLE", e.getMessage)
     assert(e.getMessage.contains("to read stream 's' has failed for 6"), e.getMessage)
     assert(e.getMessage.contains("The last failure: Connection refused"), e.getMessage)
+  }
+
+  test("STS out of reach for the role's credentials is an outage too: bounded by outageTimeout, naming STS") {
+    val f = new Fixture(Some(60000))
+    f.putAll(0, 3)
+    val (_, offset) = f.readAll(f.initial, 3)
+    f.api.failingWith = Some(CredentialFailures.unavailable(CredentialFailures.stsUnreachable))
+    var asked = 0
+    val e = intercept[KinesisException] {
+      try {
+        (1 to 100).foreach { _ =>
+          f.clock.advance(5000)
+          assert(f.latest(offset) == offset, "nothing moves while there are no credentials")
+          asked += 1
+        }
+      } finally f.stream.stop()
+    }
+    assert(asked >= 10, s"the query went on for $asked calls before failing")
+    assert(e.getCondition == "KINESIS_CREDENTIALS_UNAVAILABLE.OUTAGE", e.getMessage)
+    assert(e.getMessage.contains(s"could not reach STS at ${CredentialFailures.Sts} (region us-east-1)"), e.getMessage)
+    assert(e.getMessage.contains("longer than the option outageTimeout allows (1m)"), e.getMessage)
+  }
+
+  test("a role STS refuses fails the query at once, naming STS and the role") {
+    val f = new Fixture(Some(600000))
+    f.putAll(0, 3)
+    val (_, offset) = f.readAll(f.initial, 3)
+    f.api.failingWith = Some(CredentialFailures.unavailable(CredentialFailures.stsRefused))
+    val e = intercept[KinesisException] {
+      try {
+        (1 to 100).foreach { _ =>
+          f.clock.advance(1000)
+          f.latest(offset)
+        }
+      } finally f.stream.stop()
+    }
+    assert(e.getCondition == "KINESIS_CREDENTIALS_UNAVAILABLE", e.getMessage)
+    assert(e.getMessage.contains(s"STS at ${CredentialFailures.Sts} (region us-east-1) refused AssumeRole"))
   }
 
   test("an outage fails the query at outageTimeout though every offset asked for is the one before") {

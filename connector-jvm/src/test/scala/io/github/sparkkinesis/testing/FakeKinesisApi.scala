@@ -210,7 +210,13 @@ final class FakeKinesisApi(clock: ManualClock) extends KinesisApi {
   /** While true, every call fails as when Kinesis cannot be reached. */
   @volatile var down = false
 
-  private def reachable(): Unit = if (down) throw new KinesisApiException.Unreachable("Connection refused", null)
+  /** While set, every call fails with what it makes, as when the credentials cannot be had (STS is out of reach). */
+  @volatile var failingWith: Option[() => KinesisApiException] = None
+
+  private def reachable(): Unit = {
+    if (down) throw new KinesisApiException.Unreachable("Connection refused", null)
+    failingWith.foreach(failure => throw failure())
+  }
 
   /** Failures the next PutRecords requests fail with as a whole, one each, in order. */
   val putRequestFailures: mutable.Queue[KinesisApiException] = mutable.Queue.empty
