@@ -30,7 +30,7 @@ from pyspark_kinesis import (
     KinesisSourceOptions,
 )
 from test_end_to_end import BatchCollector, ids, poll, put, read, written_ids
-from test_options import EVERY_SOURCE_OPTION, STREAMING_ONLY_OPTIONS
+from test_options import BY_ARN_SOURCE_OPTION, EVERY_SOURCE_OPTION, STREAMING_ONLY_OPTIONS
 
 PDT = dt.timezone(dt.timedelta(hours=-7))
 
@@ -217,7 +217,7 @@ def test_a_streaming_only_option_in_a_batch_read_is_refused_at_load_naming_it(
 ) -> None:
     # Keys are case-insensitive: the error names the option as the documentation spells it.
     option = next(k for k in STREAMING_ONLY_OPTIONS if k.lower() == key.lower())
-    options = kinesis.options("s", **{key: EVERY_SOURCE_OPTION[option]})
+    options = kinesis.options("s", **{key: {**EVERY_SOURCE_OPTION, **BY_ARN_SOURCE_OPTION}[option]})
     error = refused_at_load(lambda: spark.read.format("kinesis").options(**options).load())
     assert error.condition == "KINESIS_OPTION_NOT_IN_BATCH_READ"
     assert error.sql_state == "42616" and error.getMessageParameters()["key"] == option
