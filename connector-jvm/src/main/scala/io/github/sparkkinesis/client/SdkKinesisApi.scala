@@ -178,27 +178,17 @@ private[sparkkinesis] final class SdkKinesisApi private (
   }
 
   override def describeConsumer(streamArn: String, consumerName: String): Option[ConsumerInfo] =
-    try
-      call("DescribeStreamConsumer") {
-        val c = client
-          .describeStreamConsumer(
-            counted(DescribeStreamConsumerRequest.builder().streamARN(streamArn).consumerName(consumerName)).build()
-          )
-          .consumerDescription()
-        Some(
-          ConsumerInfo(
-            c.consumerName(),
-            c.consumerARN(),
-            c.consumerStatusAsString(),
-            millisOf(c.consumerCreationTimestamp())))
-      }
-    catch { case _: KinesisApiException.ResourceNotFound => None }
+    describing(_.streamARN(streamArn).consumerName(consumerName))
 
-  override def describeConsumerByArn(consumerArn: String): Option[ConsumerInfo] =
+  override def describeConsumerByArn(consumerArn: String): Option[ConsumerInfo] = describing(_.consumerARN(consumerArn))
+
+  /** The consumer `identify` names in a DescribeStreamConsumer request, or None if there is none. */
+  private def describing(
+      identify: DescribeStreamConsumerRequest.Builder => DescribeStreamConsumerRequest.Builder): Option[ConsumerInfo] =
     try
       call("DescribeStreamConsumer") {
         val c = client
-          .describeStreamConsumer(DescribeStreamConsumerRequest.builder().consumerARN(consumerArn).build())
+          .describeStreamConsumer(counted(identify(DescribeStreamConsumerRequest.builder())).build())
           .consumerDescription()
         Some(
           ConsumerInfo(

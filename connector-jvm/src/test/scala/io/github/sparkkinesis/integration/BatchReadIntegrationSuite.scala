@@ -15,16 +15,6 @@ import org.scalatest.funsuite.AnyFunSuite
  */
 class BatchReadIntegrationSuite extends AnyFunSuite with SourceIntegration {
 
-  private def batch(stream: String)(options: (String, String)*): DataFrame =
-    spark.read
-      .format("kinesis")
-      .option("streamName", stream)
-      .option("endpoint", endpoint)
-      .option("region", region)
-      .options(credentialOptions)
-      .options(options.toMap)
-      .load()
-
   private def at(instant: Instant): String = s"""{"at_timestamp": "$instant"}"""
 
   /** An instant between the records written before and after it: the emulator stamps arrivals in ms. */
@@ -39,7 +29,7 @@ class BatchReadIntegrationSuite extends AnyFunSuite with SourceIntegration {
     val stream = newStream(shards = 3)
     val values = (1 to 300).map(i => s"v$i")
     val written = expected(stream, values, put(stream, values))
-    val df = batch(stream)()
+    val df = batchRead(stream)()
     assert(df.schema == read(stream)().schema)
     assert(df.rdd.getNumPartitions == 2, "as many tasks as cores (local[2]), the shards dealt to them")
     assert(seen(df.collect().toSeq).sortBy(_.seq) == written.sortBy(_.seq))
@@ -53,9 +43,9 @@ class BatchReadIntegrationSuite extends AnyFunSuite with SourceIntegration {
     val written = expected(stream, inside, put(stream, inside))
     val until = pause()
     put(stream, (1 to 20).map(i => s"after$i"))
-    val window = batch(stream)("initialPosition" -> at(from), "endPosition" -> at(until))
+    val window = batchRead(stream)("initialPosition" -> at(from), "endPosition" -> at(until))
     assert(seen(window.collect().toSeq).sortBy(_.seq) == written.sortBy(_.seq))
-    val sinceFrom = batch(stream)("initialPosition" -> at(from)).collect()
+    val sinceFrom = batchRead(stream)("initialPosition" -> at(from)).collect()
     assert(sinceFrom.length == 50, "without an end: up to what had arrived when the read was planned")
   }
 
@@ -72,11 +62,11 @@ class BatchReadIntegrationSuite extends AnyFunSuite with SourceIntegration {
     val second = (1 to 25).map(i => s"second$i")
     val later = expected(stream, second, put(stream, second))
 
-    val upTo = seen(batch(stream)("endPosition" -> offset).collect().toSeq)
+    val upTo = seen(batchRead(stream)("endPosition" -> offset).collect().toSeq)
     assert(upTo.sortBy(_.seq) == streamed.sortBy(_.seq))
-    val after = seen(batch(stream)("initialPosition" -> offset).collect().toSeq)
+    val after = seen(batchRead(stream)("initialPosition" -> offset).collect().toSeq)
     assert(after.sortBy(_.seq) == later.sortBy(_.seq))
-    assert(batch(stream)("initialPosition" -> offset, "endPosition" -> offset).count() == 0)
+    assert(batchRead(stream)("initialPosition" -> offset, "endPosition" -> offset).count() == 0)
   }
 
   test("a range across a split: the parent's records, then its children's, each key in order", Integration) {
@@ -88,7 +78,7 @@ class BatchReadIntegrationSuite extends AnyFunSuite with SourceIntegration {
     eventually("the split") { admin.listShards(stream, 100).count(!_.isClosed) == 2 }
     val after = (61 to 120).map(i => s"r$i")
     val all = written ++ expected(stream, after, put(stream, after))
-    val rows = seen(batch(stream)().collect().toSeq)
+    val rows = seen(batchRead(stream)().collect().toSeq)
     assert(rows.sortBy(_.seq) == all.sortBy(_.seq))
     assert(rows.take(60).map(_.shardId).distinct == Seq(parent.shardId), "the parent's range is read first")
     rows.groupBy(_.partitionKey).foreach { case (key, ofKey) =>
@@ -108,16 +98,16 @@ class BatchReadIntegrationSuite extends AnyFunSuite with SourceIntegration {
       .format("kinesis")
       .options(sinkOptions(Some(stream), "kplAggregation" -> "true", "kplAggregationMaxSize" -> "8kb"))
       .save()
-    val rows = seen(batch(stream)().collect().toSeq)
+    val rows = seen(batchRead(stream)().collect().toSeq)
     assert(rows.map(r => (r.partitionKey, r.data)).sortBy(_._2) == values.sortBy(_._2))
     assert(rows.map(_.seq).distinct.size < values.size, "several user records a Kinesis record")
   }
 
   test("an empty stream reads no rows, and an empty range makes no task", Integration) {
     val stream = newStream(shards = 2)
-    assert(batch(stream)().collect().isEmpty)
+    assert(batchRead(stream)().collect().isEmpty)
     put(stream, Seq("a", "b"))
-    val latest = batch(stream)("initialPosition" -> "latest")
+    val latest = batchRead(stream)("initialPosition" -> "latest")
     assert(latest.rdd.getNumPartitions == 0)
     assert(latest.count() == 0)
   }
@@ -137,16 +127,16 @@ class BatchReadIntegrationSuite extends AnyFunSuite with SourceIntegration {
   test("options a batch read cannot take are refused at .load(), naming the option", Integration) {
     val stream = newStream(shards = 1)
     def refused(load: => DataFrame): String = intercept[KinesisIllegalArgumentException](load).getMessage
-    val trigger = refused(batch(stream)("maxRecordsPerTrigger" -> "10"))
+    val trigger = refused(batchRead(stream)("maxRecordsPerTrigger" -> "10"))
     assert(trigger.contains("KINESIS_OPTION_NOT_IN_BATCH_READ") && trigger.contains("maxRecordsPerTrigger"), trigger)
-    val efo = refused(batch(stream)("consumerMode" -> "efo"))
+    val efo = refused(batchRead(stream)("consumerMode" -> "efo"))
     assert(efo.contains("KINESIS_OPTION_NOT_IN_BATCH_READ") && efo.contains("consumerMode"), efo)
     val now = Instant.now()
-    val backwards = refused(batch(stream)("initialPosition" -> at(now), "endPosition" -> at(now.minusSeconds(60))))
+    val backwards = refused(batchRead(stream)("initialPosition" -> at(now), "endPosition" -> at(now.minusSeconds(60))))
     assert(backwards.contains("KINESIS_OPTION_INVALID") && backwards.contains("endPosition"), backwards)
-    val unreadable = refused(batch(stream)("endPosition" -> "yesterday"))
+    val unreadable = refused(batchRead(stream)("endPosition" -> "yesterday"))
     assert(unreadable.contains("KINESIS_OPTION_INVALID") && unreadable.contains("endPosition"), unreadable)
-    val noEnd = refused(batch(stream)("endPosition" -> "trim_horizon"))
+    val noEnd = refused(batchRead(stream)("endPosition" -> "trim_horizon"))
     assert(noEnd.contains("endPosition"), noEnd)
     val streaming = refused(read(stream)("endPosition" -> "latest"))
     assert(streaming.contains("KINESIS_OPTION_BATCH_READ_ONLY") && streaming.contains("endPosition"), streaming)

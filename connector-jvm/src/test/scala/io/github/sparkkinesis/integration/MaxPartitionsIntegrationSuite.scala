@@ -15,15 +15,7 @@ class MaxPartitionsIntegrationSuite extends AnyFunSuite with SourceIntegration {
     val stream = newStream(shards = 6)
     val values = (1 to 120).map(i => s"v$i")
     val written = expected(stream, values, put(stream, values))
-    def batch(options: (String, String)*) =
-      spark.read
-        .format("kinesis")
-        .option("streamName", stream)
-        .option("endpoint", endpoint)
-        .option("region", region)
-        .options(credentialOptions)
-        .options(options.toMap)
-        .load()
+    def batch(options: (String, String)*) = batchRead(stream)(options: _*)
     assert(batch().rdd.getNumPartitions == 2, "one task per core by default")
     val split = batch("maxPartitions" -> "3")
     assert(split.rdd.getNumPartitions == 3)

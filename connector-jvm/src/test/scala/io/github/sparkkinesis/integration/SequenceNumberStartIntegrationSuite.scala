@@ -14,16 +14,6 @@ import org.scalatest.funsuite.AnyFunSuite
  */
 class SequenceNumberStartIntegrationSuite extends AnyFunSuite with SourceIntegration {
 
-  private def batch(stream: String)(options: (String, String)*): DataFrame =
-    spark.read
-      .format("kinesis")
-      .option("streamName", stream)
-      .option("endpoint", endpoint)
-      .option("region", region)
-      .options(credentialOptions)
-      .options(options.toMap)
-      .load()
-
   /** `{"at_sequence_number": {stream: at}, "after_sequence_number": {stream: after}}`, each left out when empty. */
   private def startAt(stream: String, at: Map[String, String], after: Map[String, String] = Map.empty): String = {
     def shards(named: Map[String, String]) =
@@ -79,7 +69,7 @@ class SequenceNumberStartIntegrationSuite extends AnyFunSuite with SourceIntegra
 
   test("a batch read starts there too, and its shards' ends are what had arrived", Integration) {
     val (stream, option, wanted) = twoShards()
-    assert(sorted(seen(batch(stream)("initialPosition" -> option).collect().toSeq)) == sorted(wanted))
+    assert(sorted(seen(batchRead(stream)("initialPosition" -> option).collect().toSeq)) == sorted(wanted))
   }
 
   test("a sequence number not in its shard fails the read at its start, naming the shard", Integration) {
@@ -90,7 +80,7 @@ class SequenceNumberStartIntegrationSuite extends AnyFunSuite with SourceIntegra
     val foreign = written.find(_.shardId == other).orElse(written.find(_.shardId == one)).get
     val shard = if (foreign.shardId == other) one else other
     val wrong = startAt(stream, Map(shard -> foreign.seq))
-    val refused = intercept[KinesisIllegalArgumentException](batch(stream)("initialPosition" -> wrong).collect())
+    val refused = intercept[KinesisIllegalArgumentException](batchRead(stream)("initialPosition" -> wrong).collect())
     assert(refused.getCondition == "KINESIS_START_NOT_IN_SHARD", refused.getMessage)
     assert(refused.getMessage.contains(s"shard $shard of stream '$stream'"), refused.getMessage)
     assert(refused.getMessage.contains("'initialPosition'"), refused.getMessage)

@@ -81,6 +81,17 @@ trait SourceIntegration extends KinesisEmulator with SparkStreamingSuite { self:
       .options(options.toMap)
       .load()
 
+  /** A batch read (`spark.read`) of the streams of the emulator, with `options`. */
+  def batchRead(streams: String*)(options: (String, String)*): DataFrame =
+    spark.read
+      .format("kinesis")
+      .option("streamName", streams.mkString(","))
+      .option("endpoint", endpoint)
+      .option("region", region)
+      .options(credentialOptions)
+      .options(options.toMap)
+      .load()
+
   def seen(rows: Seq[Row]): Seq[Seen] = rows.map { r =>
     Seen(
       r.getAs[String]("stream"),
