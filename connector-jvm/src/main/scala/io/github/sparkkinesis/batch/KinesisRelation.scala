@@ -16,9 +16,10 @@ import org.apache.spark.sql.types.StructType
  * kinesis`), with the rows of a stream. Its options were checked at `.load()` ([[KinesisBatchReadConfig]]);
  * no call to Kinesis is made until a query runs. Each run plans the ranges anew ([[BatchPlanner]]): with
  * `endPosition` latest, a later action sees the records that arrived since. The ranges are dealt in turn to
- * as many tasks as the application has cores (Spark's default parallelism), or `maxPartitions`, in lineage order. A DataSource V1 relation, as
- * Spark's Kafka source reads batches, so that options are checked when the DataFrame is created and SQL's
- * `USING kinesis` works on every Spark line; its rows are Spark's internal rows, not converted. Driver side.
+ * as many tasks as the application has cores (Spark's default parallelism), or `maxPartitions`, in lineage
+ * order. A DataSource V1 relation, as Spark's Kafka source reads batches, so that options are checked when
+ * the DataFrame is created and SQL's `USING kinesis` works on every Spark line; its rows are Spark's internal
+ * rows, not converted. Driver side.
  */
 private[sparkkinesis] final class KinesisRelation(
     override val sqlContext: SQLContext,

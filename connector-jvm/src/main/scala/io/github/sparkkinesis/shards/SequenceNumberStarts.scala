@@ -11,7 +11,8 @@ import io.github.sparkkinesis.offsets.{SequenceNumbers, ShardKey, ShardPosition}
  * shard, instead of being read as records lost: the shard must be listed, the sequence number within the
  * shard's range as ListShards gives it (not before its first, not after a closed shard's last), and Kinesis
  * must open an iterator there (it refuses another shard's sequence number, or one of a record retention has
- * trimmed: whatever `failOnDataLoss` says, as the user named that record). One GetShardIterator call per shard named. Stateless; driver side.
+ * trimmed: whatever `failOnDataLoss` says, as the user named that record). One GetShardIterator call per
+ * shard named. Stateless; driver side.
  */
 private[sparkkinesis] object SequenceNumberStarts {
 
