@@ -90,7 +90,9 @@ class StreamArnIntegrationSuite extends AnyFunSuite with SourceIntegration {
     val query =
       collector.start(readByArn(streams)("consumerMode" -> "efo", "consumerName" -> "by-arn"), newCheckpoint())
     val delivered = runUntil(collector, query, results.size)
-    assert(delivered.sortBy(_.seq) == results.sortBy(_.seq))
+    assert(
+      delivered.sortBy(s => (s.stream, s.seq)) == results.sortBy(s => (s.stream, s.seq)),
+      "two streams, each record once")
     streams.foreach(s => assert(consumersOf(s).map(_.name) == Seq("spark-kinesis_by-arn")))
   }
 
