@@ -95,11 +95,14 @@ class OutageSuite extends AnyFunSuite with StopsFixtureStreams with Eventually {
     f.putAll(0, 3)
     val (_, offset) = f.readAll(f.initial, 3)
     f.api.failingWith = Some(CredentialFailures.unavailable(CredentialFailures.stsRefused))
+    // The prefetcher meets the refusal on its own thread: give it real time, but far less than outageTimeout
+    // on the query's clock (100 s of 600), so that only a failure at once passes.
     val e = intercept[KinesisException] {
       try {
         (1 to 100).foreach { _ =>
           f.clock.advance(1000)
           f.latest(offset)
+          Thread.sleep(100)
         }
       } finally f.stream.stop()
     }
