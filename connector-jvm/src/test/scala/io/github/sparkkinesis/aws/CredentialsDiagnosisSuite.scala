@@ -17,7 +17,7 @@ import org.scalatest.funsuite.AnyFunSuite
 class CredentialsDiagnosisSuite extends AnyFunSuite {
 
   private val Role = "arn:aws:iam::123456789012:role/reader"
-  private val keys = StaticKeys("AKIAIOSFODNN7EXAMPLE", new Secret("the-secret-key-value"), None)
+  private val keys = StaticKeys("AKIDTESTKEYID", new Secret("the-secret-key-value"), None)
   private val sessions = new AtomicInteger()
 
   /** A role assumed through `sts`; a new session name each time, as the driver keeps one provider per role. */
@@ -79,7 +79,7 @@ class CredentialsDiagnosisSuite extends AnyFunSuite {
         f.failure == s"STS at ${sts.endpoint} (region us-east-1) refused AssumeRole of role $Role (session " +
           s"${assumed.role.sessionName}, with an external id)")
       assert(f.said.startsWith(denied), f.said)
-      Seq("trust policy", "Condition on sts:ExternalId", "roleExternalId", "sts:AssumeRole", "AKIA...MPLE")
+      Seq("trust policy", "Condition on sts:ExternalId", "roleExternalId", "sts:AssumeRole", "AKID...EYID")
         .foreach(word => assert(f.check.contains(word), s"'$word' in: ${f.check}"))
       val e = f.userFacing()
       assert(e.getCondition == "KINESIS_CREDENTIALS_UNAVAILABLE" && e.getSqlState == "28000")
@@ -89,7 +89,7 @@ class CredentialsDiagnosisSuite extends AnyFunSuite {
       // What STS was asked: the role, its session name and external id, signed with the keys.
       val asked = sts.requests.head
       assert(asked.body.contains("Action=AssumeRole") && asked.body.contains("ExternalId=ext-7d1f"), asked.body)
-      assert(asked.headers("authorization").contains("Credential=AKIAIOSFODNN7EXAMPLE/"))
+      assert(asked.headers("authorization").contains("Credential=AKIDTESTKEYID/"))
       noSecrets(f)
     }
   }
@@ -108,7 +108,7 @@ class CredentialsDiagnosisSuite extends AnyFunSuite {
         assert(f.kind == Refused)
         assert(
           f.failure == s"STS at ${sts.endpoint} (region us-east-1) did not accept the credentials role $Role is " +
-            "assumed with (the keys given as awsAccessKey (AKIA...MPLE) and awsSecretKey)")
+            "assumed with (the keys given as awsAccessKey (AKID...EYID) and awsSecretKey)")
         assert(f.check.startsWith("Check awsAccessKey and awsSecretKey"))
     }
   }
@@ -130,16 +130,16 @@ class CredentialsDiagnosisSuite extends AnyFunSuite {
       val f = failureOf(role(sts.endpoint))
       assert(f.kind == Expired)
       assert(
-        f.failure.endsWith("the credentials it is assumed with (the keys given as awsAccessKey (AKIA...MPLE) " +
+        f.failure.endsWith("the credentials it is assumed with (the keys given as awsAccessKey (AKID...EYID) " +
           "and awsSecretKey) have expired"))
       assert(f.check.startsWith("The connector cannot renew keys given as options"))
     }
   }
 
   test("a role STS lets the connector assume gives its session") {
-    withSts(AwsStub.assumedRole("ASIASTUBSESSION00001", "2099-01-01T00:00:00Z")) { sts =>
+    withSts(AwsStub.assumedRole("ASIDSTUBSESSION1", "2099-01-01T00:00:00Z")) { sts =>
       val session = AssumedRoles.currentSession(role(sts.endpoint))
-      assert(session.accessKeyId == "ASIASTUBSESSION00001" && session.sessionToken.reveal == "stub-token")
+      assert(session.accessKeyId == "ASIDSTUBSESSION1" && session.sessionToken.reveal == "stub-token")
     }
   }
 
@@ -294,6 +294,6 @@ class CredentialsDiagnosisSuite extends AnyFunSuite {
       CredentialsDiagnosis
         .describe(DefaultChain, settings("AWS_CONTAINER_CREDENTIALS_RELATIVE_URI" -> "/v2/credentials/abc"))
         .endsWith("(container credentials from http://169.254.170.2/v2/credentials/abc)"))
-    assert(CredentialsDiagnosis.describe(keys) == "the keys given as awsAccessKey (AKIA...MPLE) and awsSecretKey")
+    assert(CredentialsDiagnosis.describe(keys) == "the keys given as awsAccessKey (AKID...EYID) and awsSecretKey")
   }
 }

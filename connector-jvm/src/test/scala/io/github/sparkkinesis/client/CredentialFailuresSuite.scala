@@ -49,7 +49,7 @@ class CredentialFailuresSuite extends AnyFunSuite {
     val closed = s"http://127.0.0.1:${ServerProcess.freePort()}"
     withKinesis(AwsStub.Answer(200, "{}")) { kinesis =>
       val role = RoleSpec(Role, None, s"failures-${sessions.incrementAndGet()}", Some(closed), "us-east-1", 900)
-      val keys = StaticKeys("AKIAIOSFODNN7EXAMPLE", new Secret("secret"), None)
+      val keys = StaticKeys("AKIDTESTKEYID", new Secret("secret"), None)
       val e = listShardsFailure(kinesis.endpoint, AssumedRole(role, keys))
       assert(kinesis.requests.isEmpty, "no call reached Kinesis")
       assert(credentialsOf(e).kind == Unreachable)
@@ -68,7 +68,7 @@ class CredentialFailuresSuite extends AnyFunSuite {
     withKinesis(
       AwsStub.kinesisError("ExpiredTokenException", "The security token included in the request is expired")) {
       kinesis =>
-        val keys = StaticKeys("ASIAIOSFODNN7EXAMPLE", new Secret("secret"), Some(new Secret("token")))
+        val keys = StaticKeys("ASIDTESTSESSIONID", new Secret("secret"), Some(new Secret("token")))
         val e = listShardsFailure(kinesis.endpoint, keys)
         val f = credentialsOf(e)
         assert(f.kind == Expired && !f.renewable && !ApiFailures.outage(e) && !ApiFailures.retryable(e))
@@ -76,7 +76,7 @@ class CredentialFailuresSuite extends AnyFunSuite {
         assert(
           error.getMessage.startsWith(
             "[KINESIS_CREDENTIALS_UNAVAILABLE] The connector has no AWS credentials to call Kinesis with: the keys " +
-              "given as awsAccessKey (ASIA...MPLE) and awsSecretKey with awsSessionToken have expired: "),
+              "given as awsAccessKey (ASID...ONID) and awsSecretKey with awsSessionToken have expired: "),
           error.getMessage
         )
         assert(error.getMessage.contains("The connector cannot renew keys given as options: give new ones"))
@@ -110,17 +110,17 @@ class CredentialFailuresSuite extends AnyFunSuite {
     withKinesis(
       AwsStub.kinesisError("UnrecognizedClientException", "The security token included in the request is invalid.")) {
       kinesis =>
-        val keys = StaticKeys("AKIAIOSFODNN7EXAMPLE", new Secret("secret"), None)
+        val keys = StaticKeys("AKIDTESTKEYID", new Secret("secret"), None)
         val f = credentialsOf(listShardsFailure(kinesis.endpoint, keys))
         assert(f.kind == Refused)
         assert(
           f.failure == s"Kinesis at ${kinesis.endpoint} (region us-east-1) did not accept the keys given as " +
-            "awsAccessKey (AKIA...MPLE) and awsSecretKey")
+            "awsAccessKey (AKID...EYID) and awsSecretKey")
         assert(f.check.startsWith("Check awsAccessKey and awsSecretKey"))
     }
     withKinesis(AwsStub.kinesisError("AccessDeniedException", "User: arn:aws:iam::1:user/u is not authorized")) {
       kinesis =>
-        val keys = StaticKeys("AKIAIOSFODNN7EXAMPLE", new Secret("secret"), None)
+        val keys = StaticKeys("AKIDTESTKEYID", new Secret("secret"), None)
         assert(listShardsFailure(kinesis.endpoint, keys).isInstanceOf[KinesisApiException.AccessDenied])
     }
   }

@@ -120,7 +120,7 @@ class DefaultChainIntegrationSuite extends AnyFunSuite with KinesisEmulator {
     val agent = new AwsStub(_ =>
       AwsStub.Answer(
         200,
-        """{"AccessKeyId":"ASIAPODIDENTITY00001","SecretAccessKey":"pod-secret","Token":"pod-session",""" +
+        """{"AccessKeyId":"ASIDPODIDENTITY1","SecretAccessKey":"pod-secret","Token":"pod-session",""" +
           """"AccountId":"123456789012","Expiration":"2099-01-01T00:00:00Z"}""",
         Map("Content-Type" -> "application/json")
       ))
@@ -145,7 +145,7 @@ class DefaultChainIntegrationSuite extends AnyFunSuite with KinesisEmulator {
     val portal = new AwsStub(_ =>
       AwsStub.Answer(
         200,
-        """{"roleCredentials":{"accessKeyId":"ASIASSOPORTAL000001","secretAccessKey":"sso-secret",""" +
+        """{"roleCredentials":{"accessKeyId":"ASIDSSOPORTAL1","secretAccessKey":"sso-secret",""" +
           """"sessionToken":"sso-session","expiration":4102444800000}}""",
         Map("Content-Type" -> "application/json")
       ))

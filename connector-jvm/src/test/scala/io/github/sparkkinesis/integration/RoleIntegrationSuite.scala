@@ -279,7 +279,7 @@ class RoleIntegrationSuite extends AnyFunSuite with SourceIntegration {
 
       // Keys STS does not know: refused too, naming STS (a batch read, planned on the driver).
       val unknown = connectorError(intercept[Exception] {
-        spark.read.format("kinesis").options(options("ext-right", keyId = "AKIAUNKNOWNKEY000000")).load().count()
+        spark.read.format("kinesis").options(options("ext-right", keyId = "AKIDUNKNOWNKEYID")).load().count()
       })
       assert(unknown.getCondition == "KINESIS_CREDENTIALS_UNAVAILABLE", unknown.getMessage)
       assert(unknown.getMessage.contains(s"STS at ${strict.endpoint} (region $region)"), unknown.getMessage)

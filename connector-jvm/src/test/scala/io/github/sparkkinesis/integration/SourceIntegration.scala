@@ -71,26 +71,16 @@ trait SourceIntegration extends KinesisEmulator with SparkStreamingSuite { self:
     (input, query)
   }
 
+  /** What reaches the emulator's `streams`: their names, where they are, and as whom. */
+  private def streamOptions(streams: Seq[String]): Map[String, String] =
+    Map("streamName" -> streams.mkString(","), "endpoint" -> endpoint, "region" -> region) ++ credentialOptions
+
   def read(streams: String*)(options: (String, String)*): DataFrame =
-    spark.readStream
-      .format("kinesis")
-      .option("streamName", streams.mkString(","))
-      .option("endpoint", endpoint)
-      .option("region", region)
-      .options(credentialOptions)
-      .options(options.toMap)
-      .load()
+    spark.readStream.format("kinesis").options(streamOptions(streams) ++ options).load()
 
   /** A batch read (`spark.read`) of the streams of the emulator, with `options`. */
   def batchRead(streams: String*)(options: (String, String)*): DataFrame =
-    spark.read
-      .format("kinesis")
-      .option("streamName", streams.mkString(","))
-      .option("endpoint", endpoint)
-      .option("region", region)
-      .options(credentialOptions)
-      .options(options.toMap)
-      .load()
+    spark.read.format("kinesis").options(streamOptions(streams) ++ options).load()
 
   def seen(rows: Seq[Row]): Seq[Seen] = rows.map { r =>
     Seen(

@@ -113,7 +113,7 @@ final class StsServer(root: File) {
         .header("Content-Type", "application/x-www-form-urlencoded")
         .header(
           "Authorization",
-          "AWS4-HMAC-SHA256 Credential=AKIAIOSFODNN7EXAMPLE/20260101/us-east-1/iam/aws4_request, " +
+          "AWS4-HMAC-SHA256 Credential=AKIDTESTKEYID/20260101/us-east-1/iam/aws4_request, " +
             "SignedHeaders=host, Signature=0")
         .POST(HttpRequest.BodyPublishers.ofString(form))
         .build(),
