@@ -104,6 +104,10 @@ def connectorFor(lineId: String): Project = {
       sparkJarsDir := (if (line.sparkFromMaven) None else Some(pysparkJars(root))),
       libraryDependencies ++= (if (!line.sparkFromMaven) Nil
                                else Seq("org.apache.spark" %% "spark-sql" % line.sparkVersion % SparkDist)),
+      // The Spark Connect server, for the connector's plugin: its jar alone (it shades what it needs).
+      libraryDependencies ++= line.connectFromMaven.toSeq.map { v =>
+        ("org.apache.spark" %% "spark-connect" % v % SparkDist).intransitive()
+      },
       sparkJars := (sparkJarsDir.value match {
         case None => Classpaths.managedJars(SparkDist, classpathTypes.value, update.value).files
         case Some(dir) =>

@@ -89,7 +89,7 @@ primary_line() { spark_lines | head -n 1; }
 line_field() {
   awk -v line="$1" -v column="$2" '
     !/^#/ && NF && $1 == line {
-      split("line spark scala java python jars shims", names, " ")
+      split("line spark scala java python jars shims connect", names, " ")
       for (i in names) if (names[i] == column) { print $i; found = 1 }
     }
     END { if (!found) exit 1 }' "$ROOT/project/spark-lines.tsv"

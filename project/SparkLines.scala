@@ -14,7 +14,8 @@ final case class SparkLine(
     javaRelease: Int,
     python: String,
     jarsFrom: String,
-    shims: Seq[String]) {
+    shims: Seq[String],
+    connect: String) {
 
   /** Spark's major.minor, as in the artifact name: "3.5". */
   def sparkMinor: String = sparkVersion.split('.').take(2).mkString(".")
@@ -29,6 +30,9 @@ final case class SparkLine(
   def artifactBase: String = s"spark-kinesis-$sparkMinor"
 
   def sparkFromMaven: Boolean = jarsFrom == "maven"
+
+  /** The spark-connect version from Maven Central the line's Connect plugin compiles against, if it has one. */
+  def connectFromMaven: Option[String] = Some(connect).filterNot(c => c == "-" || c == "pyspark")
 }
 
 object SparkLines {
@@ -42,10 +46,13 @@ object SparkLines {
         .filter(l => l.nonEmpty && !l.startsWith("#"))
         .map { row =>
           row.split("\\s+") match {
-            case Array(id, spark, scala, java, python, jars, shims) =>
+            case Array(id, spark, scala, java, python, jars, shims, connect) =>
               require(jars == "maven" || jars == "pyspark", s"$table: jars is maven or pyspark, not $jars")
-              SparkLine(id, spark, scala, java.toInt, python, jars, shims.split(',').toSeq)
-            case other => sys.error(s"$table: expected 7 columns, got ${other.length} in: $row")
+              require(
+                (connect == "pyspark") == (jars == "pyspark"),
+                s"$table: connect is pyspark exactly when jars is, in: $row")
+              SparkLine(id, spark, scala, java.toInt, python, jars, shims.split(',').toSeq, connect)
+            case other => sys.error(s"$table: expected 8 columns, got ${other.length} in: $row")
           }
         }
         .toList

@@ -103,6 +103,59 @@ def test_configure_spark_with_kinesis_adds_the_installed_lines_jars_after_the_gi
     assert _jvm.builder_option(again, "spark.jars") == f"/opt/other.jar,{classes},{dependencies}", "once"
 
 
+def test_configure_spark_with_kinesis_refuses_a_remote_connect_server_saying_how_to_give_it_the_connector(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("pyspark_kinesis.spark._JARS", tmp_path)
+    _package_jars(tmp_path, spark_line())
+    with pytest.raises(KinesisError) as remote:
+        configure_spark_with_kinesis(SparkSession.builder.remote("sc://spark.example.com:15002"))
+    message = str(remote.value)
+    assert "connects to the Spark Connect server at sc://spark.example.com:15002" in message
+    for advice in ("--packages", "--jars", "spark.addArtifacts", "spark.connect.extensions.relation.classes"):
+        assert advice in message
+    monkeypatch.setenv("SPARK_REMOTE", "sc://elsewhere:15002")
+    with pytest.raises(KinesisError, match="server at sc://elsewhere:15002"):
+        configure_spark_with_kinesis(SparkSession.builder.appName("from-the-environment"))
+
+
+def test_configure_spark_with_kinesis_gives_a_local_connect_server_the_jars_and_the_plugin(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from pyspark_kinesis import _jvm
+
+    monkeypatch.delenv("SPARK_REMOTE", raising=False)
+    monkeypatch.setattr("pyspark_kinesis.spark._JARS", tmp_path)
+    classes, dependencies = _package_jars(tmp_path, spark_line())
+    plugin = "io.github.sparkkinesis.connect.KinesisConnectPlugin"
+    local = configure_spark_with_kinesis(
+        SparkSession.builder.remote("local[2]").config(
+            "spark.connect.extensions.relation.classes", "org.example.OtherPlugin"
+        )
+    )
+    assert _jvm.builder_option(local, "spark.jars") == f"{classes},{dependencies}"
+    assert _jvm.builder_option(local, "spark.connect.extensions.relation.classes") == (
+        f"org.example.OtherPlugin,{plugin}"
+    )
+    by_mode = configure_spark_with_kinesis(SparkSession.builder.config("spark.api.mode", "connect"))
+    assert _jvm.builder_option(by_mode, "spark.connect.extensions.relation.classes") == plugin
+    classic = configure_spark_with_kinesis(SparkSession.builder.master("local[1]"))
+    assert _jvm.builder_option(classic, "spark.connect.extensions.relation.classes") is None
+
+
+def test_a_pyspark_without_a_spark_of_its_own_is_told_to_use_a_connect_server(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import pyspark
+
+    monkeypatch.delenv("SPARK_HOME", raising=False)
+    monkeypatch.setattr(pyspark, "__file__", str(tmp_path / "pyspark" / "__init__.py"))
+    with pytest.raises(KinesisError) as thin:
+        spark_line()
+    assert "has no Spark of its own (it is PySpark's Spark Connect client, pyspark-client)" in str(thin.value)
+    assert "spark.connect.extensions.relation.classes" in str(thin.value)
+
+
 def test_the_line_is_the_spark_minor_and_the_scala_of_the_spark_jars(tmp_path: Path) -> None:
     import pyspark
 

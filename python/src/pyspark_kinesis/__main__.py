@@ -2,9 +2,11 @@
 """Command line for operators: ``python -m pyspark_kinesis consumers list|register|deregister``.
 
 It starts a small local Spark session with the connector jar (the one the package carries, or
-``SPARK_KINESIS_JAR``) and calls :class:`pyspark_kinesis.consumers.KinesisConsumerManager`. Credentials come
-from the AWS default chain (environment variables, profile, instance role), optionally with a role to assume;
-secrets are never taken on the command line, where other users of the machine could see them.
+``SPARK_KINESIS_JAR``), or, with ``--remote sc://...`` (or ``SPARK_REMOTE`` set), connects to a Spark Connect
+server that runs the connector's plugin, and calls :class:`pyspark_kinesis.consumers.KinesisConsumerManager`.
+Credentials come from the AWS default chain (environment variables, profile, instance role) of the process
+that calls Kinesis (this one, or the Connect server), optionally with a role to assume; secrets are never
+taken on the command line, where other users of the machine could see them.
 """
 
 from __future__ import annotations
@@ -46,6 +48,12 @@ def _parser() -> argparse.ArgumentParser:
         action.add_argument("--role-external-id", help="the external id the role requires")
         action.add_argument("--role-session-name", help="the assumed role's session name")
         action.add_argument("--sts-endpoint", help="STS endpoint URL for assuming the role")
+        action.add_argument(
+            "--remote",
+            default=os.environ.get("SPARK_REMOTE"),
+            help="a Spark Connect server with the connector's plugin, sc://host:port (default: SPARK_REMOTE; "
+            "without either, a local Spark session)",
+        )
     return parser
 
 
@@ -68,12 +76,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     from pyspark_kinesis.spark import configure_spark_with_kinesis
 
     try:
-        builder = SparkSession.builder.master("local[1]").appName("pyspark-kinesis-cli")
-        builder = builder.config("spark.ui.enabled", "false")
-        jar = os.environ.get("SPARK_KINESIS_JAR")
-        builder = builder.config("spark.jars", jar) if jar else configure_spark_with_kinesis(builder)
-        spark = builder.getOrCreate()
-        spark.sparkContext.setLogLevel("ERROR")
+        if args.remote:
+            spark = SparkSession.builder.remote(args.remote).getOrCreate()
+        else:
+            builder = SparkSession.builder.master("local[1]").appName("pyspark-kinesis-cli")
+            builder = builder.config("spark.ui.enabled", "false")
+            jar = os.environ.get("SPARK_KINESIS_JAR")
+            builder = builder.config("spark.jars", jar) if jar else configure_spark_with_kinesis(builder)
+            spark = builder.getOrCreate()
+            spark.sparkContext.setLogLevel("ERROR")
         with KinesisConsumerManager(spark, _options(args)) as manager:
             if args.action == "list":
                 for c in manager.list_consumers(args.stream):

@@ -7,11 +7,11 @@ import datetime as dt
 from collections.abc import Mapping
 from dataclasses import dataclass
 from types import TracebackType
-from typing import Any
+from typing import Any, Protocol
 
 from pyspark.sql import SparkSession
 
-from pyspark_kinesis import _jvm
+from pyspark_kinesis import _connect, _jvm
 
 __all__ = ["ConsumerInfo", "KinesisConsumerManager"]
 
@@ -35,9 +35,11 @@ class ConsumerInfo:
 
 class KinesisConsumerManager:
     """Lists, registers and deregisters a stream's enhanced fan-out consumers, through the connector's JVM
-    manager on the session's driver.
+    manager on the session's driver: over py4j on a classic session, through the connector's server plugin on
+    a Spark Connect session (whose server must run it: see the README's "Spark Connect").
 
-    :param spark: a session with the connector jar (see :func:`pyspark_kinesis.configure_spark_with_kinesis`)
+    :param spark: a session with the connector jar (see :func:`pyspark_kinesis.configure_spark_with_kinesis`),
+        classic or Spark Connect
     :param options: where and as whom to call Kinesis, as the source takes them: ``region``, ``endpoint``,
         ``awsAccessKey``/``awsSecretKey``/``awsSessionToken``, ``roleArn``/``roleExternalId``/
         ``roleSessionName``/``stsEndpoint``; a mapping of those keys, or any object with ``to_options()``
@@ -52,9 +54,9 @@ class KinesisConsumerManager:
 
     def __init__(self, spark: SparkSession, options: Mapping[str, str] | Any) -> None:
         given: Mapping[str, str] = options.to_options() if hasattr(options, "to_options") else options
-        self._spark = spark
-        manager_class = _jvm.connector(spark, "api.KinesisConsumerManager")
-        self._manager: Any = _jvm.call(lambda: manager_class.create(_jvm.java_map(given)))
+        self._calls: _Calls = (
+            _ConnectCalls(spark, given) if _connect.is_connect(spark) else _Py4jCalls(spark, given)
+        )
 
     def list_consumers(self, stream: str) -> list[ConsumerInfo]:
         """The consumers registered with ``stream``: its name, or its ARN (another account's stream shared by
@@ -63,17 +65,7 @@ class KinesisConsumerManager:
         :raises KinesisStreamNotFoundError: if the stream does not exist
         :raises KinesisAccessDeniedError: if ListStreamConsumers is denied
         """
-        jdf = _jvm.call(lambda: self._manager.listConsumers(stream))
-        rows = _jvm.dataframe(self._spark, jdf).collect()
-        return [
-            ConsumerInfo(
-                name=row["consumerName"],
-                arn=row["consumerARN"],
-                status=row["consumerStatus"],
-                created_at=_utc(row["consumerCreationTimestamp"]),
-            )
-            for row in rows
-        ]
+        return [_consumer(row) for row in self._calls.list(stream)]
 
     def register_consumer(self, stream: str, name: str) -> str:
         """Registers a consumer named ``name`` with ``stream``, or finds the one that exists, and returns its
@@ -81,18 +73,18 @@ class KinesisConsumerManager:
 
         :raises KinesisOptionError: if ``name`` is no consumer name
         """
-        return str(_jvm.call(lambda: self._manager.registerConsumer(stream, name)))
+        return self._calls.register(stream, name)
 
     def deregister_consumer(self, stream: str, name: str) -> None:
         """Starts deregistering the consumer ``name`` of ``stream``; Kinesis removes it within seconds.
 
-        :raises KinesisOptionError: if no consumer of that name is registered
+        :raises KinesisConsumerNotFoundError: if no consumer of that name is registered
         """
-        _jvm.call(lambda: self._manager.deregisterConsumer(stream, name))
+        self._calls.deregister(stream, name)
 
     def close(self) -> None:
-        """Releases the JVM manager's Kinesis client."""
-        _jvm.call(lambda: self._manager.close())
+        """Releases the JVM manager's Kinesis client (on a Spark Connect session each call has its own)."""
+        self._calls.close()
 
     def __enter__(self) -> KinesisConsumerManager:
         return self
@@ -104,6 +96,73 @@ class KinesisConsumerManager:
         traceback: TracebackType | None,
     ) -> None:
         self.close()
+
+
+class _Calls(Protocol):
+    """How the manager reaches the JVM's: rows in the columns of the JVM manager's ``listConsumers``."""
+
+    def list(self, stream: str) -> list[Any]: ...
+
+    def register(self, stream: str, name: str) -> str: ...
+
+    def deregister(self, stream: str, name: str) -> None: ...
+
+    def close(self) -> None: ...
+
+
+class _Py4jCalls:
+    """A classic session: one JVM manager on the driver, over py4j, kept until :meth:`close`."""
+
+    def __init__(self, spark: SparkSession, options: Mapping[str, str]) -> None:
+        self._spark = spark
+        manager_class = _jvm.connector(spark, "api.KinesisConsumerManager")
+        self._manager: Any = _jvm.call(lambda: manager_class.create(_jvm.java_map(options)))
+
+    def list(self, stream: str) -> list[Any]:
+        jdf = _jvm.call(lambda: self._manager.listConsumers(stream))
+        rows: list[Any] = _jvm.dataframe(self._spark, jdf).collect()
+        return rows
+
+    def register(self, stream: str, name: str) -> str:
+        return str(_jvm.call(lambda: self._manager.registerConsumer(stream, name)))
+
+    def deregister(self, stream: str, name: str) -> None:
+        _jvm.call(lambda: self._manager.deregisterConsumer(stream, name))
+
+    def close(self) -> None:
+        _jvm.call(lambda: self._manager.close())
+
+
+class _ConnectCalls:
+    """A Spark Connect session: each call runs on the server's plugin, with the options checked there first
+    (so that a bad option fails here, as it does on a classic session)."""
+
+    def __init__(self, spark: SparkSession, options: Mapping[str, str]) -> None:
+        self._spark = spark
+        self._options = dict(options)
+        _connect.call(spark, "check", self._options)
+
+    def list(self, stream: str) -> list[Any]:
+        return _connect.call(self._spark, "list", self._options, stream)
+
+    def register(self, stream: str, name: str) -> str:
+        (row,) = _connect.call(self._spark, "register", self._options, stream, name)
+        return str(row["consumerARN"])
+
+    def deregister(self, stream: str, name: str) -> None:
+        _connect.call(self._spark, "deregister", self._options, stream, name)
+
+    def close(self) -> None:
+        pass
+
+
+def _consumer(row: Any) -> ConsumerInfo:
+    return ConsumerInfo(
+        name=row["consumerName"],
+        arn=row["consumerARN"],
+        status=row["consumerStatus"],
+        created_at=_utc(row["consumerCreationTimestamp"]),
+    )
 
 
 def _utc(value: dt.datetime | None) -> dt.datetime | None:

@@ -11,6 +11,7 @@ connector's error in it.
 
 from __future__ import annotations
 
+import re
 import sys
 from typing import Any
 
@@ -118,6 +119,7 @@ _BY_CONDITION: dict[str, type[KinesisError]] = {
     "KINESIS_CHECKPOINT_FOREIGN": KinesisCheckpointError,
     "KINESIS_CHECKPOINT_OTHER_STREAMS": KinesisCheckpointError,
     "KINESIS_CHECKPOINT_UNREADABLE": KinesisCheckpointError,
+    "KINESIS_CONNECT_CALL_UNREADABLE": KinesisError,
     "KINESIS_CONSUMER_NAME_INVALID": KinesisOptionError,
     "KINESIS_CONSUMER_NOT_ACTIVE": KinesisError,
     "KINESIS_CONSUMER_NOT_FOUND": KinesisConsumerNotFoundError,
@@ -215,9 +217,16 @@ def install_exception_conversion() -> None:
     global _installed
     if _installed:
         return
+    _install_classic_conversion()
+    _install_connect_conversion()
+    _installed = True
+
+
+def _install_classic_conversion() -> None:
+    """Wraps PySpark's conversion of the JVM exceptions of a classic session's Py4J calls."""
     try:
         from pyspark.errors.exceptions import captured
-    except ImportError:
+    except ImportError:  # no PySpark, or a PySpark without it
         return
     original = captured.convert_exception
 
@@ -233,8 +242,6 @@ def install_exception_conversion() -> None:
         return kinesis if kinesis is not None else original(e)
 
     captured.convert_exception = convert_exception
-    _install_connect_conversion()
-    _installed = True
 
 
 def _install_connect_conversion() -> None:
@@ -270,6 +277,8 @@ def from_connect(error: BaseException) -> KinesisError | None:
     if not condition or not condition.startswith("KINESIS_"):
         return None
     message = getattr(error, "_message", None) or str(error)
+    # The client puts the JVM class of an error it has no class for before its message: "(java.Class) ...".
+    message = re.sub(r"^\([\w.$]+\) ", "", message)
     if not message.startswith("["):
         message = f"[{condition}] {message}"
     return error_class(condition)(

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from pyspark.sql import SparkSession
 
-from pyspark_kinesis import _jvm
+from pyspark_kinesis import _connect, _jvm
 from pyspark_kinesis.errors import KinesisError
 
 __all__ = ["bundled_lines", "configure_spark_with_kinesis", "connector_jars", "spark_line"]
@@ -41,6 +41,12 @@ def spark_line(spark_version: str | None = None, spark_jars: Path | None = None)
     if spark_jars is None:
         home = os.environ.get("SPARK_HOME")
         spark_jars = Path(home) / "jars" if home else Path(pyspark.__file__).parent / "jars"
+        if not home and not spark_jars.is_dir():
+            raise KinesisError(
+                f"This PySpark {version} has no Spark of its own (it is PySpark's Spark Connect client, "
+                "pyspark-client), so it has no Spark line: connect it to a Spark Connect server that has the "
+                f"connector. {_connect.SERVER_SETUP}"
+            )
     scala = sorted(
         {
             m.group(1)
@@ -107,9 +113,43 @@ def configure_spark_with_kinesis(builder: SparkSession.Builder) -> SparkSession.
 
         spark = configure_spark_with_kinesis(SparkSession.builder.appName("orders")).getOrCreate()
 
-    :raises KinesisError: if the package carries no connector for the installed PySpark's Spark line
+    A builder of a Spark Connect session whose server PySpark starts in this process
+    (``.remote("local[...]")``) gets the jars and the connector's server plugin, which the consumer manager
+    calls. A builder of a session on a Spark Connect server elsewhere (``.remote("sc://...")``) cannot put a
+    jar on that server: the server must have the connector from its start (see the README's "Spark Connect").
+
+    :raises KinesisError: if the package carries no connector for the installed PySpark's Spark line, or the
+        builder connects to a Spark Connect server elsewhere (the message says how to give that server the
+        connector)
     """
+    remote = _remote(builder)
+    if remote is not None and not remote.startswith("local"):
+        raise KinesisError(
+            "configure_spark_with_kinesis puts the connector on a Spark that this process starts; this "
+            f"builder connects to the Spark Connect server at {remote}, which must have the connector "
+            "itself. "
+            f"{_connect.SERVER_SETUP}"
+        )
     given = _jvm.builder_option(builder, "spark.jars")
     jars = [j for j in (given or "").split(",") if j.strip()]
     jars += [str(jar) for jar in connector_jars() if str(jar) not in jars]
-    return builder.config("spark.jars", ",".join(jars))
+    builder = builder.config("spark.jars", ",".join(jars))
+    if remote is not None:
+        plugins = [
+            p for p in (_jvm.builder_option(builder, _connect.PLUGIN_SETTING) or "").split(",") if p.strip()
+        ]
+        if _connect.PLUGIN_CLASS not in plugins:
+            plugins.append(_connect.PLUGIN_CLASS)
+        builder = builder.config(_connect.PLUGIN_SETTING, ",".join(plugins))
+    return builder
+
+
+def _remote(builder: SparkSession.Builder) -> str | None:
+    """The Spark Connect server the builder's session connects to (``local...`` for one PySpark starts in this
+    process); ``None`` for a classic session."""
+    remote = _jvm.builder_option(builder, "spark.remote") or os.environ.get("SPARK_REMOTE")
+    if remote:
+        return remote
+    if (_jvm.builder_option(builder, "spark.api.mode") or "").lower() == "connect":
+        return _jvm.builder_option(builder, "spark.master") or "local[*]"
+    return None

@@ -8,7 +8,7 @@ from typing import Any
 
 from pyspark.sql.streaming.readwriter import DataStreamWriter
 
-from pyspark_kinesis import _jvm
+from pyspark_kinesis import _connect, _jvm
 from pyspark_kinesis.errors import KinesisError
 
 __all__ = ["real_time"]
@@ -27,16 +27,24 @@ def real_time(writer: DataStreamWriter, interval: str = "5 minutes") -> DataStre
     :return: the writer, to go on chaining
     :raises KinesisError: if this Spark has no real-time mode (before 4.1), or this PySpark cannot ask for it
     """
-    if "realTime" in inspect.signature(DataStreamWriter.trigger).parameters:
+    import pyspark
+
+    if "realTime" in inspect.signature(type(writer).trigger).parameters:
         trigger: Any = writer.trigger  # its typing stubs leave realTime out
         trigger(realTime=interval)
         return writer
+    instead = (
+        "Use a processing-time trigger instead, with maxFetchDuration and minFetchPeriod lowered (see the "
+        "README's 'Low latency' tip)."
+    )
+    if _connect.is_connect(writer):
+        raise KinesisError(
+            "Real-time mode from a Spark Connect client needs PySpark 4.2 or later (and a Spark 4.2 or later "
+            f"server): PySpark {pyspark.__version__}'s Connect client cannot ask for it. {instead}"
+        )
     if not _jvm.real_time_trigger(writer, interval):
-        import pyspark
-
         raise KinesisError(
             "Real-time mode needs Spark 4.1 or later (on PySpark 4.1 a classic session, on 4.2 and later "
-            f"any); this is PySpark {pyspark.__version__}. Use a processing-time trigger instead, with "
-            "maxFetchDuration and minFetchPeriod lowered (see the README's 'Low latency' tip)."
+            f"any); this is PySpark {pyspark.__version__}. {instead}"
         )
     return writer

@@ -60,21 +60,22 @@ final class KinesisConsumerManager private[api] (aws: AwsConfig, newApi: AwsConf
    * The stream's consumers as a DataFrame of the active SparkSession, with the columns `consumerName`,
    * `consumerARN`, `consumerStatus` and `consumerCreationTimestamp`.
    */
-  def listConsumers(stream: String): DataFrame = {
-    val rows = consumers(stream).map { c =>
-      Row(c.name, c.arn, c.status, new Timestamp(c.createdAtMillis))
-    }
-    SparkSession.active.createDataFrame(rows.asJava, KinesisConsumerManager.ConsumerSchema)
-  }
+  def listConsumers(stream: String): DataFrame =
+    SparkSession.active.createDataFrame(
+      consumers(stream).map(KinesisConsumerManager.row).asJava,
+      KinesisConsumerManager.ConsumerSchema)
 
   /**
    * Registers a consumer of that name with the stream, or finds the one that exists, and returns its ARN
    * once it is ACTIVE (Kinesis takes a few seconds).
    */
-  def registerConsumer(stream: String, consumerName: String): String = {
+  def registerConsumer(stream: String, consumerName: String): String = register(stream, consumerName).arn
+
+  /** The consumer [[registerConsumer]] registers or finds, ACTIVE. */
+  private[sparkkinesis] def register(stream: String, consumerName: String): ConsumerInfo = {
     KinesisConsumerManager.checkName(consumerName)
     call("RegisterStreamConsumer", stream) {
-      ConsumerRegistration.activate(api, stream, streamArn(stream), consumerName, clock).arn
+      ConsumerRegistration.activate(api, stream, streamArn(stream), consumerName, clock)
     }
   }
 
@@ -123,14 +124,19 @@ object KinesisConsumerManager {
       StructField("consumerCreationTimestamp", TimestampType, nullable = true)
     ))
 
+  /** A consumer as a row of [[ConsumerSchema]]. */
+  private[sparkkinesis] def row(c: ConsumerInfo): Row = Row(c.name, c.arn, c.status, new Timestamp(c.createdAtMillis))
+
   private def checkName(name: String): Unit =
     if (!KinesisNames.isConsumer(name)) throw KinesisErrors.consumerNameInvalid(name)
 
   def newManager(): Builder = new Builder(Map.empty)
 
   /** A manager from options given at once, e.g. a Python dict over py4j. */
-  def create(options: java.util.Map[String, String]): KinesisConsumerManager =
-    new Builder(options.asScala.toMap).create()
+  def create(options: java.util.Map[String, String]): KinesisConsumerManager = create(options.asScala.toMap)
+
+  /** A manager from options given at once. */
+  def create(options: Map[String, String]): KinesisConsumerManager = new Builder(options).create()
 
   /** Collects the options: `region`, `endpoint`, `awsAccessKey`, `awsSecretKey`, `awsSessionToken`. */
   final class Builder private[KinesisConsumerManager] (options: Map[String, String]) {

@@ -29,6 +29,7 @@ private[sparkkinesis] object ErrorCondition {
   val CheckpointForeign: ErrorCondition = declare("KINESIS_CHECKPOINT_FOREIGN")
   val CheckpointOtherStreams: ErrorCondition = declare("KINESIS_CHECKPOINT_OTHER_STREAMS")
   val CheckpointUnreadable: ErrorCondition = declare("KINESIS_CHECKPOINT_UNREADABLE")
+  val ConnectCallUnreadable: ErrorCondition = declare("KINESIS_CONNECT_CALL_UNREADABLE")
   val ConsumerNameInvalid: ErrorCondition = declare("KINESIS_CONSUMER_NAME_INVALID")
   val ConsumerNotActive: ErrorCondition = declare("KINESIS_CONSUMER_NOT_ACTIVE")
   val ConsumerNotFound: ErrorCondition = declare("KINESIS_CONSUMER_NOT_FOUND")

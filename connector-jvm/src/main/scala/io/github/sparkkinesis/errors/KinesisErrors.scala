@@ -287,6 +287,10 @@ private[sparkkinesis] object KinesisErrors {
   def consumerNameInvalid(name: String): KinesisIllegalArgumentException =
     argument(ConsumerNameInvalid, "name" -> String.valueOf(name))
 
+  /** A Spark Connect client's call of the consumer manager that this connector cannot read. */
+  def connectCallUnreadable(problem: String): KinesisIllegalArgumentException =
+    argument(ConnectCallUnreadable, "problem" -> problem)
+
   def prefetchFailed(source: String, attempts: Int, cause: Throwable): KinesisException =
     error(PrefetchFailed, cause, "source" -> source, "attempts" -> attempts.toString, "cause" -> rootMessage(cause))
 

@@ -5,6 +5,8 @@ import java.security.MessageDigest
 
 import scala.collection.mutable.ArrayBuffer
 
+import io.github.sparkkinesis.util.ProtobufWire
+
 /**
  * The Kinesis Producer Library's aggregated record format, read and written: the magic bytes `F3 89 9A C2`,
  * a protobuf `AggregatedRecord` (a table of partition keys, a table of explicit hash keys, and records that

@@ -65,6 +65,7 @@ class ErrorConditionsSuite extends AnyFunSuite {
       KinesisErrors.consumerNotFound("s", "c", null),
       KinesisErrors.registeredConsumerUnusable("s", "c", "is not registered"),
       KinesisErrors.consumerNameInvalid("no spaces"),
+      KinesisErrors.connectCallUnreadable("it is of version 2, and this connector reads version 1"),
       KinesisErrors.prefetchFailed("KinesisSource[s]", 10, cause),
       KinesisErrors.prefetchBroken("KinesisSource[s]", cause),
       KinesisErrors.writeFailed("s", 10, 2, 5, "2: InternalFailure", null),

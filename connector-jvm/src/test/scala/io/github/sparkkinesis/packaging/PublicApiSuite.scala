@@ -29,7 +29,18 @@ class PublicApiSuite extends AnyFunSuite {
     "io.github.sparkkinesis.errors.ErrorDetails" -> "an error's condition and parameters, as KinesisThrowable has",
     "org.apache.spark.sparkkinesis.SparkBlocks$" ->
       "the bridge to Spark's block manager: in Spark's package, so it cannot be private to the connector's"
-  )
+  ) ++ (if (!hasConnectPlugin) Map.empty
+        else
+          Map(
+            "io.github.sparkkinesis.connect.KinesisConnectPlugin" ->
+              "the Spark Connect server plugin, named in the server's configuration"))
+
+  /** Whether this line's jar has the Spark Connect plugin: the lines whose Spark Connect server runs it. */
+  private def hasConnectPlugin: Boolean =
+    try {
+      Class.forName("org.apache.spark.sql.connect.plugin.RelationPlugin", false, getClass.getClassLoader)
+      true
+    } catch { case _: ClassNotFoundException => false }
 
   private val mirror = ru.runtimeMirror(getClass.getClassLoader)
 

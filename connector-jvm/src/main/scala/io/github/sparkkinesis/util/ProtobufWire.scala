@@ -1,15 +1,16 @@
 // SPDX-License-Identifier: Apache-2.0
-package io.github.sparkkinesis.kpl
+package io.github.sparkkinesis.util
 
 import java.io.ByteArrayOutputStream
 import java.nio.charset.StandardCharsets.UTF_8
 
 /**
- * The few pieces of the protobuf wire format that the KPL's aggregated records use: varints and
- * length-delimited fields, and skipping the other wire types. Enough to read and write
- * [[AggregatedRecords]] without a protobuf runtime in the connector jar.
+ * The few pieces of the protobuf wire format the connector reads and writes: varints and
+ * length-delimited fields, and skipping the other wire types. Enough for the KPL's aggregated records
+ * ([[io.github.sparkkinesis.kpl.AggregatedRecords]]) and the `Any` a Spark Connect client wraps the
+ * connector's calls in, without a protobuf runtime in the connector jar.
  */
-private[kpl] object ProtobufWire {
+private[sparkkinesis] object ProtobufWire {
   val Varint = 0
   val Fixed64 = 1
   val LengthDelimited = 2
