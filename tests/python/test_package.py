@@ -226,3 +226,19 @@ def test_the_command_line_registers_lists_and_deregisters_consumers(kinesis: Kin
     missing = _cli(kinesis, "consumers", "list", "--stream", "no-such-stream")
     assert missing.returncode == 1
     assert "error: [KINESIS_STREAM_NOT_FOUND]" in missing.stderr
+
+
+def test_real_time_on_a_connect_client_that_cannot_ask_for_it_says_which_client_can() -> None:
+    from pyspark_kinesis import real_time
+
+    class ConnectWriterOfPySpark41:
+        """PySpark 4.1's Connect writer, whose trigger has no realTime and which has no JVM writer."""
+
+        def trigger(self, *, processingTime: str | None = None, availableNow: bool | None = None) -> None:
+            raise AssertionError("real_time must not call a trigger without realTime")
+
+    ConnectWriterOfPySpark41.__module__ = "pyspark.sql.connect.streaming.readwriter"
+    with pytest.raises(KinesisError) as refused:
+        real_time(ConnectWriterOfPySpark41(), "1 minute")  # type: ignore[arg-type]
+    assert "Real-time mode from a Spark Connect client needs PySpark 4.2 or later" in str(refused.value)
+    assert "processing-time trigger" in str(refused.value)
