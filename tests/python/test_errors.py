@@ -132,6 +132,30 @@ def test_a_failed_query_carries_the_connectors_error_inside(
     assert f"Stream '{stream}' was not found" in str(cause)
 
 
+def test_a_failed_querys_error_on_a_connect_client_carries_the_connectors_condition_and_message() -> None:
+    # What a Spark Connect client raises for a failed query: the server sends the cause as text, after the
+    # query's own condition, ended by the query's description (query.exception()) or its SQLSTATE
+    # (awaitTermination()).
+    text = (
+        "[STREAM_FAILED] Query [id = 3a67, runId = 600e] terminated with exception: "
+        "[KINESIS_STREAM_NOT_FOUND] Stream 'orders' was not found at http://127.0.0.1:4567 (region "
+        "us-east-1). "
+        "Check the options 'streamName', 'region' and 'endpoint', and that the stream exists."
+    )
+    for failure in (
+        Exception(f"{text} SQLSTATE: XXKST\n=== Streaming Query ===\nIdentifier: t"),
+        Exception(f"(STREAM_FAILED) {text}\n=== Streaming Query ===\nIdentifier: t"),
+    ):
+        cause = kinesis_cause(failure)
+        assert isinstance(cause, KinesisStreamNotFoundError), failure
+        assert cause.getCondition() == "KINESIS_STREAM_NOT_FOUND"
+        assert str(cause) == (
+            "[KINESIS_STREAM_NOT_FOUND] Stream 'orders' was not found at http://127.0.0.1:4567 (region "
+            "us-east-1). Check the options 'streamName', 'region' and 'endpoint', and that the stream exists."
+        )
+    assert kinesis_cause(Exception("[STREAM_FAILED] terminated with exception: [DIVIDE_BY_ZERO] ...")) is None
+
+
 @pytest.mark.line_smoke
 def test_an_offsets_file_that_is_not_text_is_named_where_spark_lets_the_source_check(
     spark: SparkSession, kinesis: Kinesis, stream: str, tmp_path: Path

@@ -196,13 +196,32 @@ def from_java(java_exception: Any) -> KinesisError | None:
 
 def kinesis_cause(error: BaseException) -> KinesisError | None:
     """The connector's error behind an exception PySpark raised, such as a failed query's
-    ``StreamingQueryException``; the error itself if it is one; ``None`` if the connector did not cause it."""
+    ``StreamingQueryException``; the error itself if it is one; ``None`` if the connector did not cause it.
+    From a Spark Connect client, where the server sends a failed query's cause as text, it has the condition
+    and the message, without the SQLSTATE and message parameters."""
     if isinstance(error, KinesisError):
         return error
     origin = getattr(error, "_origin", None)
-    if origin is None:
+    if origin is not None:
+        return from_java(origin)
+    return from_connect(error) or _from_connect_text(error)
+
+
+# A Spark Connect server sends a failed query's cause as text within the query's own error: "[CONDITION]
+# message", then the query's description, or the SQLSTATE of the query's error.
+_CAUSE_IN_TEXT = re.compile(
+    r"\[(KINESIS_[A-Z_.]+)\] (.*?)(?:\n=== Streaming Query ===| SQLSTATE: |$)", re.DOTALL
+)
+
+
+def _from_connect_text(error: BaseException) -> KinesisError | None:
+    """The connector's error named in the text of an error a Spark Connect client raised, such as a failed
+    query's ``StreamingQueryException``: its condition and message (the server sends no more of it)."""
+    found = _CAUSE_IN_TEXT.search(str(error))
+    if found is None:
         return None
-    return from_java(origin)
+    condition, message = found.group(1), found.group(2).strip()
+    return error_class(condition)(f"[{condition}] {message}", condition=condition)
 
 
 _installed = False
