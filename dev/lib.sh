@@ -56,6 +56,24 @@ ensure_line_venv() {
   echo "$venv"
 }
 
+# The Python environment of a Spark Connect thin client, .venv-lines/thin-client-<version>: Python $1
+# (major.minor) with pyspark-client $2 alone (PySpark's Connect client: no jars, no py4j) and what pip brings
+# with it. The tests install the freshly built wheel into it themselves; it changes with the code.
+ensure_thin_client_venv() {
+  local python=$1 version=$2 venv stamp
+  venv="$ROOT/.venv-lines/thin-client-$version"
+  stamp="$venv/.installed-$version-$python"
+  if [[ -f "$stamp" ]]; then echo "$venv"; return; fi
+  log "creating the Spark Connect thin client's environment in .venv-lines/thin-client-$version" \
+    "(Python $python, pyspark-client $version)"
+  rm -rf "$venv"
+  "$(find_python "$python")" -m venv "$venv"
+  "$venv/bin/python" -m pip install --quiet --upgrade pip >&2
+  "$venv/bin/python" -m pip install --quiet "pyspark-client==$version" >&2
+  touch "$stamp"
+  echo "$venv"
+}
+
 # A Spark home for a line whose PySpark from PyPI runs another Scala (3.5 with Scala 2.13: PyPI's is 2.12):
 # the line's PySpark scripts with the line's Spark jars from Maven Central (listed by sbt's writeSparkJars).
 # Prints nothing when the PySpark's own jars are the line's.

@@ -18,7 +18,7 @@ import secrets
 import shutil
 import subprocess
 import sys
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +27,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "dev"))
 
+from connect_server import ConnectServer  # noqa: E402
 from kinesis_emulator import (  # noqa: E402
     FAKE_ACCESS_KEY,
     FAKE_SECRET_KEY,
@@ -187,14 +188,27 @@ def run_program(
     args: Sequence[str],
     launcher: Sequence[str] = (sys.executable,),
     timeout: float = 600,
+    env: Mapping[str, str] | None = None,
 ) -> subprocess.CompletedProcess[str]:
     """Runs a PySpark program in a process of its own, as a user would: `source` saved as `tmp_path/name`,
-    started by `launcher` (this Python, or spark-submit and its options) with `args`; output captured."""
+    started by `launcher` (this Python, or spark-submit and its options) with `args`, in `env` (by default
+    this process's environment); output captured."""
     program = tmp_path / name
     program.write_text(source)
     return subprocess.run(
-        [*launcher, str(program), *args], capture_output=True, text=True, timeout=timeout, check=False
+        [*launcher, str(program), *args],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+        env=None if env is None else dict(env),
     )
+
+
+def environment_of_a_venv() -> dict[str, str]:
+    """The environment for a program of a virtual environment of its own: this one without PYTHONPATH and
+    SPARK_HOME, so that it imports and runs what that environment holds, not the source tree."""
+    return {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "SPARK_HOME")}
 
 
 def connector_jar() -> Path:
@@ -218,14 +232,51 @@ def connector_jar() -> Path:
     return jar
 
 
+def copied_connector_jar(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A copy of the connector jar, so that a build rewriting it while the tests run cannot pull classes from
+    under them."""
+    jar = tmp_path_factory.mktemp("jars") / connector_jar().name
+    shutil.copyfile(connector_jar(), jar)
+    return jar
+
+
+def build_wheel(tmp_path: Path) -> Path:
+    """The wheel as dev/build makes it, with the connector of every line the build assembled (at least the
+    installed PySpark's), built from a copy of python/ so that the checkout stays as it is."""
+    source = tmp_path / "python"
+    shutil.copytree(
+        ROOT / "python", source, ignore=shutil.ignore_patterns("*.egg-info", "__pycache__", "jars")
+    )
+    jars = source / "src" / "pyspark_kinesis" / "jars"
+    built = {line: jar for line in spark_lines() if (jar := built_jar(line)) is not None}
+    version = connector_jar().stem.split("-", 3)[3]
+    subprocess.run(
+        [
+            sys.executable,
+            str(ROOT / "dev" / "wheel_jars.py"),
+            str(jars),
+            version,
+            *(f"{line}={jar}" for line, jar in built.items()),
+        ],
+        check=True,
+        timeout=300,
+    )
+    dist = tmp_path / "dist"
+    subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "--wheel-dir", str(dist), str(source)],
+        check=True,
+        timeout=300,
+    )
+    (wheel,) = dist.glob("pyspark_kinesis-*.whl")
+    return wheel
+
+
 @pytest.fixture(scope="session")
 def spark(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
     """A fresh local PySpark session with the connector jar on spark.jars, stopped at the end."""
     from pyspark.sql import SparkSession
 
-    # A copy, so that a build rewriting the jar while the tests run cannot pull classes from under them.
-    jar = tmp_path_factory.mktemp("jars") / connector_jar().name
-    shutil.copyfile(connector_jar(), jar)
+    jar = copied_connector_jar(tmp_path_factory)
     session = (
         SparkSession.builder.master("local[2]")
         .appName("spark-kinesis-python-e2e")
@@ -243,3 +294,35 @@ def spark(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
             with contextlib.suppress(Exception):
                 query.stop()
         session.stop()
+
+
+# The Spark setting that loads Spark Connect relation plugins when a server starts, and the connector's plugin
+# (Spark 4.0 and later), through which a Connect client reaches the connector's consumer manager.
+RELATION_PLUGINS = "spark.connect.extensions.relation.classes"
+CONNECT_PLUGIN = "io.github.sparkkinesis.connect.KinesisConnectPlugin"
+
+
+def _connect_server(
+    tmp_path_factory: pytest.TempPathFactory, name: str, jars: Sequence[Path], conf: Mapping[str, str]
+) -> Iterator[ConnectServer]:
+    log = ROOT / "target" / "python-tests" / f"{name}.log"
+    log.parent.mkdir(parents=True, exist_ok=True)
+    server = ConnectServer(jars=jars, conf=conf, log_path=log, work_dir=tmp_path_factory.mktemp(name))
+    with server:
+        yield server
+
+
+@pytest.fixture(scope="session")
+def connect_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ConnectServer]:
+    """A Spark Connect server of the installed PySpark, on loopback, set up as an operator gives a server the
+    connector: its jar on --jars and its relation plugin; stopped at the end. Clients connect to
+    ``connect_server.address``."""
+    jar = copied_connector_jar(tmp_path_factory)
+    yield from _connect_server(tmp_path_factory, "connect-server", [jar], {RELATION_PLUGINS: CONNECT_PLUGIN})
+
+
+@pytest.fixture(scope="session")
+def bare_connect_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ConnectServer]:
+    """A Spark Connect server of the installed PySpark without the connector: no jar, no plugin (a client
+    brings the jar with ``spark.addArtifacts``); stopped at the end."""
+    yield from _connect_server(tmp_path_factory, "bare-connect-server", [], {})

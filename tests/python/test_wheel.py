@@ -5,7 +5,6 @@ streaming read through configure_spark_with_kinesis, as a user who ran ``pip ins
 from __future__ import annotations
 
 import io
-import shutil
 import subprocess
 import sys
 import textwrap
@@ -14,7 +13,7 @@ from pathlib import Path
 
 import pyspark
 import pytest
-from conftest import ROOT, Kinesis, built_jar, connector_jar, run_program, spark_lines
+from conftest import ROOT, Kinesis, build_wheel, environment_of_a_venv, run_program
 
 SCRIPT = textwrap.dedent(
     """
@@ -41,37 +40,6 @@ SCRIPT = textwrap.dedent(
 )
 
 
-def _wheel(tmp_path: Path) -> Path:
-    """The wheel as dev/build makes it, with the connector of every line the build assembled (at least the
-    installed PySpark's), built from a copy of python/ so that the checkout stays as it is."""
-    source = tmp_path / "python"
-    shutil.copytree(
-        ROOT / "python", source, ignore=shutil.ignore_patterns("*.egg-info", "__pycache__", "jars")
-    )
-    jars = source / "src" / "pyspark_kinesis" / "jars"
-    built = {line: jar for line in spark_lines() if (jar := built_jar(line)) is not None}
-    version = connector_jar().stem.split("-", 3)[3]
-    subprocess.run(
-        [
-            sys.executable,
-            str(ROOT / "dev" / "wheel_jars.py"),
-            str(jars),
-            version,
-            *(f"{line}={jar}" for line, jar in built.items()),
-        ],
-        check=True,
-        timeout=300,
-    )
-    dist = tmp_path / "dist"
-    subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "--wheel-dir", str(dist), str(source)],
-        check=True,
-        timeout=300,
-    )
-    (wheel,) = dist.glob("pyspark_kinesis-*.whl")
-    return wheel
-
-
 @pytest.mark.packages
 def test_a_fresh_environment_with_only_the_wheel_and_pyspark_reads_a_stream(
     kinesis: Kinesis, stream: str, tmp_path: Path
@@ -79,7 +47,7 @@ def test_a_fresh_environment_with_only_the_wheel_and_pyspark_reads_a_stream(
     client = kinesis.client()
     for i in range(5):
         client.put_record(StreamName=stream, Data=f"from-the-wheel-{i}".encode(), PartitionKey=f"k{i}")
-    wheel = _wheel(tmp_path)
+    wheel = build_wheel(tmp_path)
     with zipfile.ZipFile(wheel) as archive:
         names = archive.namelist()
         licences = {
@@ -99,7 +67,14 @@ def test_a_fresh_environment_with_only_the_wheel_and_pyspark_reads_a_stream(
         check=True,
         timeout=600,
     )
-    ran = run_program(tmp_path, "read.py", SCRIPT, kinesis.program_args(stream), launcher=[str(python)])
+    ran = run_program(
+        tmp_path,
+        "read.py",
+        SCRIPT,
+        kinesis.program_args(stream),
+        launcher=[str(python)],
+        env=environment_of_a_venv(),
+    )
     assert ran.returncode == 0, ran.stderr[-3000:]
     expected = sorted(f"from-the-wheel-{i}" for i in range(5))
     assert f"READ {expected}" in ran.stdout, ran.stdout[-2000:]

@@ -1,0 +1,347 @@
+# SPDX-License-Identifier: Apache-2.0
+"""Spark Connect against a server of its own (dev/connect_server.py), as a user of a shared cluster meets it:
+a client process that only knows the server's address reads, writes and manages consumers, and gets the
+connector's errors as its typed exceptions. Two servers: one started with the connector jar on ``--jars`` and
+its relation plugin (``spark.connect.extensions.relation.classes``), as an operator sets one up; and a bare
+one, to which a client brings the jar with ``spark.addArtifacts``. PySpark's own in-process Connect server
+is tested in test_connect.py.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import http.server
+import json
+import secrets
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import Kinesis, connector_jar, run_program
+from connect_clients import PRELUDE, result_of, stream_records
+from connect_server import ConnectServer
+from kinesis_emulator import FAKE_ACCESS_KEY, FAKE_SECRET_KEY
+from test_end_to_end import put
+
+pytestmark = pytest.mark.connect
+
+READ = (
+    PRELUDE
+    + """
+address, options = sys.argv[1], json.loads(sys.argv[2])
+spark = SparkSession.builder.remote(address).getOrCreate()
+streamed = stream_to_memory(spark, options, "from_kinesis")
+report(streamed=streamed, read=attempt(lambda: batch_read(spark, options)))
+spark.stop()
+"""
+)
+
+
+def test_a_connect_client_reads_a_stream_as_a_stream_and_as_a_batch(
+    connect_server: ConnectServer, kinesis: Kinesis, stream: str, tmp_path: Path
+) -> None:
+    put(kinesis.client(), stream, [(f"k{i}", f"connect-{i}".encode()) for i in range(12)])
+    args = [connect_server.address, json.dumps(kinesis.options(stream))]
+    result = result_of(run_program(tmp_path, "read.py", READ, args, timeout=300))
+    expected = sorted(f"connect-{i}" for i in range(12))
+    assert result == {
+        "streamed": {"ended": True, "error": None, "rows": expected},
+        "read": {"value": expected},
+    }
+
+
+WRITE = (
+    PRELUDE
+    + """
+address, options = sys.argv[1], json.loads(sys.argv[2])
+spark = SparkSession.builder.remote(address).getOrCreate()
+report(written=attempt(lambda: write(spark, options, "from-connect-", 5)))
+spark.stop()
+"""
+)
+
+
+def test_a_connect_clients_batch_write_puts_its_rows_in_the_stream(
+    connect_server: ConnectServer, kinesis: Kinesis, stream: str, tmp_path: Path
+) -> None:
+    args = [connect_server.address, json.dumps(kinesis.options(stream))]
+    result = result_of(run_program(tmp_path, "write.py", WRITE, args, timeout=300))
+    assert result == {"written": {"value": 5}}
+    assert stream_records(kinesis.client(), stream) == [(f"key-{i}", f"from-connect-{i}") for i in range(5)]
+
+
+MANAGER = (
+    PRELUDE
+    + """
+address, options, stream, name, missing = sys.argv[1], json.loads(sys.argv[2]), *sys.argv[3:6]
+spark = SparkSession.builder.remote(address).getOrCreate()
+with pyspark_kinesis.KinesisConsumerManager(spark, options) as manager:
+    arn = manager.register_consumer(stream, name)
+    listed = [
+        {
+            "class": type(c).__name__,
+            "name": c.name,
+            "arn": c.arn,
+            "status": c.status,
+            "created_at": c.created_at.isoformat() if c.created_at else None,
+            "utc_offset": str(c.created_at.utcoffset()) if c.created_at else None,
+        }
+        for c in manager.list_consumers(stream)
+    ]
+    manager.deregister_consumer(stream, name)
+    unknown = attempt(lambda: manager.deregister_consumer(stream, "never-registered"))
+    missing_stream = attempt(lambda: manager.list_consumers(missing))
+report(arn=arn, listed=listed, unknown=unknown, missing=missing_stream)
+spark.stop()
+"""
+)
+
+
+def test_the_consumer_manager_registers_lists_and_deregisters_from_a_connect_client(
+    connect_server: ConnectServer, kinesis: Kinesis, stream: str, tmp_path: Path
+) -> None:
+    name = "spark-kinesis_from-connect"
+    missing = f"e2e-missing-{secrets.token_hex(4)}"
+    args = [connect_server.address, json.dumps(kinesis.options(None)), stream, name, missing]
+    started = dt.datetime.now(dt.timezone.utc)
+    result = result_of(run_program(tmp_path, "manager.py", MANAGER, args, timeout=300))
+
+    arn = result["arn"]
+    assert (
+        arn.startswith(f"arn:aws:kinesis:{kinesis.region}:") and f":stream/{stream}/consumer/{name}:" in arn
+    )
+    (listed,) = result["listed"]
+    created_at = dt.datetime.fromisoformat(listed.pop("created_at"))
+    assert listed == {
+        "class": "ConsumerInfo",
+        "name": name,
+        "arn": arn,
+        "status": "ACTIVE",
+        "utc_offset": "0:00:00",
+    }
+    # The instant Kinesis gave, not one shifted by a time zone.
+    assert abs(created_at - started) < dt.timedelta(minutes=5), (created_at, started)
+
+    stream_arn = arn.split("/consumer/")[0]
+    consumers = kinesis.client().list_stream_consumers(StreamARN=stream_arn)["Consumers"]
+    assert not [c for c in consumers if c["ConsumerName"] == name and c["ConsumerStatus"] == "ACTIVE"], (
+        consumers
+    )
+
+    unknown = result["unknown"]["raised"]
+    assert unknown["type"] == "KinesisConsumerNotFoundError", unknown
+    assert unknown["condition"] == "KINESIS_CONSUMER_NOT_FOUND", unknown
+    assert unknown["message"].startswith(
+        f"[KINESIS_CONSUMER_NOT_FOUND] No consumer 'never-registered' is registered with stream '{stream}'"
+    ), unknown
+    not_found = result["missing"]["raised"]
+    assert not_found["type"] == "KinesisStreamNotFoundError", not_found
+    assert not_found["condition"] == "KINESIS_STREAM_NOT_FOUND", not_found
+    assert not_found["message"].startswith(f"[KINESIS_STREAM_NOT_FOUND] Stream '{missing}' was not found"), (
+        not_found
+    )
+
+
+def _cbor_text(text: str) -> bytes:
+    """A CBOR text string (major type 3) of fewer than 65536 bytes."""
+    data = text.encode()
+    if len(data) < 24:
+        return bytes([0x60 + len(data)]) + data
+    if len(data) < 0x100:
+        return bytes([0x78, len(data)]) + data
+    return bytes([0x79]) + len(data).to_bytes(2, "big") + data
+
+
+class _DeniedHandler(http.server.BaseHTTPRequestHandler):
+    """Answers every Kinesis call as Kinesis answers a principal that may not make it: status 400, the error's
+    type in the header x-amzn-ErrorType (which the AWS SDK reads it by) and in the body with AWS' message,
+    the body in the protocol of the request (the SDK's Kinesis client sends CBOR unless told otherwise)."""
+
+    server: _DenyingKinesis
+
+    def do_POST(self) -> None:
+        self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        action = self.headers.get("X-Amz-Target", "").rsplit(".", 1)[-1]
+        self.server.actions.append(action)
+        code = "AccessDeniedException"
+        message = (
+            f"User: {_DenyingKinesis.PRINCIPAL} is not authorized to perform: kinesis:{action} on resource: "
+            "arn:aws:kinesis:us-east-1:123456789012:stream/orders because no identity-based policy allows "
+            f"the kinesis:{action} action"
+        )
+        if "cbor" in self.headers.get("Content-Type", ""):
+            content_type = "application/x-amz-cbor-1.1"
+            body = b"\xa2" + b"".join(map(_cbor_text, ["__type", code, "message", message]))
+        else:
+            content_type = "application/x-amz-json-1.1"
+            body = json.dumps({"__type": code, "message": message}).encode()
+        self.send_response(400)
+        self.send_header("Content-Type", content_type)
+        self.send_header("x-amzn-ErrorType", code)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, format: str, *args: object) -> None:
+        pass
+
+
+class _DenyingKinesis(http.server.ThreadingHTTPServer):
+    """A Kinesis endpoint on loopback that denies every call; records the actions asked for."""
+
+    PRINCIPAL = "arn:aws:iam::123456789012:user/reader"
+    daemon_threads = True
+
+    def __init__(self) -> None:
+        super().__init__(("127.0.0.1", 0), _DeniedHandler)
+        self.actions: list[str] = []
+
+    @property
+    def endpoint(self) -> str:
+        return f"http://127.0.0.1:{self.server_address[1]}"
+
+
+@pytest.fixture
+def denying_kinesis() -> Iterator[_DenyingKinesis]:
+    server = _DenyingKinesis()
+    thread = threading.Thread(target=server.serve_forever, name="denying-kinesis", daemon=True)
+    thread.start()
+    try:
+        yield server
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+BATCH_READ = (
+    PRELUDE
+    + """
+address, options = sys.argv[1], json.loads(sys.argv[2])
+spark = SparkSession.builder.remote(address).getOrCreate()
+report(read=attempt(lambda: batch_read(spark, options)))
+spark.stop()
+"""
+)
+
+
+def _batch_read_error(server: ConnectServer, options: dict[str, str], tmp_path: Path) -> dict[str, Any]:
+    """What a Connect client's batch read with these options raised at its first action, described."""
+    ran = run_program(
+        tmp_path, "batch_read.py", BATCH_READ, [server.address, json.dumps(options)], timeout=300
+    )
+    result = result_of(ran)
+    assert "raised" in result["read"], result
+    raised: dict[str, Any] = result["read"]["raised"]
+    return raised
+
+
+def test_a_misspelt_option_reaches_a_connect_client_as_a_kinesis_option_error(
+    connect_server: ConnectServer, kinesis: Kinesis, stream: str, tmp_path: Path
+) -> None:
+    misspelt = _batch_read_error(connect_server, kinesis.options(stream, intialPosition="latest"), tmp_path)
+    assert misspelt["type"] == "KinesisOptionError" and misspelt["value_error"], misspelt
+    assert misspelt["condition"] == "KINESIS_OPTION_UNKNOWN", misspelt
+    # A Connect server hands a batch read's option keys to the source in lower case (its planner passes them
+    # through a CaseInsensitiveMap), so the key may be named so; the suggestion is the option's own name.
+    named = "[KINESIS_OPTION_UNKNOWN] The Kinesis connector has no option 'intialPosition'; did you mean "
+    assert misspelt["message"].lower().startswith(named.lower()), misspelt
+    assert "did you mean 'initialPosition'?" in misspelt["message"], misspelt
+
+
+def test_a_missing_stream_reaches_a_connect_client_as_a_kinesis_stream_not_found_error(
+    connect_server: ConnectServer, kinesis: Kinesis, tmp_path: Path
+) -> None:
+    missing = f"e2e-missing-{secrets.token_hex(4)}"
+    not_found = _batch_read_error(connect_server, kinesis.options(missing), tmp_path)
+    assert not_found["type"] == "KinesisStreamNotFoundError", not_found
+    assert not_found["condition"] == "KINESIS_STREAM_NOT_FOUND", not_found
+    assert not_found["message"].startswith(
+        f"[KINESIS_STREAM_NOT_FOUND] Stream '{missing}' was not found at {kinesis.endpoint}"
+    ), not_found
+
+
+def test_access_denied_reaches_a_connect_client_as_a_kinesis_access_denied_error(
+    connect_server: ConnectServer, denying_kinesis: _DenyingKinesis, tmp_path: Path
+) -> None:
+    options = {
+        "endpoint": denying_kinesis.endpoint,
+        "region": "us-east-1",
+        "streamName": "orders",
+        "awsAccessKey": FAKE_ACCESS_KEY,
+        "awsSecretKey": FAKE_SECRET_KEY,
+    }
+    refused = _batch_read_error(connect_server, options, tmp_path)
+    assert refused["type"] == "KinesisAccessDeniedError", refused
+    assert refused["condition"] == "KINESIS_ACCESS_DENIED", refused
+    assert refused["message"].startswith(
+        f"[KINESIS_ACCESS_DENIED] Kinesis denied kinesis:ListShards on stream 'orders' at "
+        f"{denying_kinesis.endpoint} (region us-east-1) to {_DenyingKinesis.PRINCIPAL}."
+    ), refused
+    # A batch read lists the shards first, and fails at the first refusal: retrying cannot make Kinesis allow
+    # the call.
+    assert denying_kinesis.actions == ["ListShards"]
+
+
+CONFIGURE = (
+    PRELUDE
+    + """
+builder = SparkSession.builder.remote(sys.argv[1])
+report(configured=attempt(lambda: str(pyspark_kinesis.configure_spark_with_kinesis(builder))))
+"""
+)
+
+
+def test_configure_spark_with_kinesis_tells_a_connect_client_how_a_server_gets_the_connector(
+    connect_server: ConnectServer, tmp_path: Path
+) -> None:
+    result = result_of(run_program(tmp_path, "configure.py", CONFIGURE, [connect_server.address]))
+    refused = result["configured"]["raised"]
+    assert refused["type"] == "KinesisError", refused
+    for named in ("--jars", "addArtifacts", "spark.connect.extensions.relation.classes"):
+        assert named in refused["message"], refused
+
+
+ADDED = (
+    PRELUDE
+    + """
+address, jar, options = sys.argv[1], sys.argv[2], json.loads(sys.argv[3])
+spark = SparkSession.builder.remote(address).getOrCreate()
+spark.addArtifacts(jar)
+report(streamed=stream_to_memory(spark, options, "from_kinesis"))
+spark.stop()
+"""
+)
+
+
+def test_a_jar_added_to_a_bare_server_with_add_artifacts_reads_a_stream(
+    bare_connect_server: ConnectServer, kinesis: Kinesis, stream: str, tmp_path: Path
+) -> None:
+    put(kinesis.client(), stream, [(f"k{i}", f"artifact-{i}".encode()) for i in range(7)])
+    args = [bare_connect_server.address, str(connector_jar()), json.dumps(kinesis.options(stream))]
+    result = result_of(run_program(tmp_path, "added.py", ADDED, args, timeout=300))
+    expected = sorted(f"artifact-{i}" for i in range(7))
+    assert result == {"streamed": {"ended": True, "error": None, "rows": expected}}
+
+
+ADDED_MANAGER = (
+    PRELUDE
+    + """
+address, jar, options, stream = sys.argv[1], sys.argv[2], json.loads(sys.argv[3]), sys.argv[4]
+spark = SparkSession.builder.remote(address).getOrCreate()
+spark.addArtifacts(jar)
+report(listed=attempt(lambda: pyspark_kinesis.KinesisConsumerManager(spark, options).list_consumers(stream)))
+spark.stop()
+"""
+)
+
+
+def test_the_consumer_manager_on_a_server_without_the_plugin_names_the_setting_that_loads_it(
+    bare_connect_server: ConnectServer, kinesis: Kinesis, stream: str, tmp_path: Path
+) -> None:
+    args = [bare_connect_server.address, str(connector_jar()), json.dumps(kinesis.options(None)), stream]
+    result = result_of(run_program(tmp_path, "added_manager.py", ADDED_MANAGER, args, timeout=300))
+    refused = result["listed"]["raised"]
+    assert refused["kinesis"], refused
+    assert "spark.connect.extensions.relation.classes" in refused["message"], refused
