@@ -58,6 +58,8 @@ class ConnectServer:
     :param conf: more Spark settings (``--conf key=value``), such as the Connect plugins to load
     :param log_path: the server's log (stdout and stderr); by default ``connect-server.log`` in `work_dir`
     :param work_dir: the server's working directory; by default a new temporary one, removed by :meth:`stop`
+    :param environment: more environment variables of the server, such as the AWS credentials its default
+        chain finds (as a cluster's instance role gives them)
     """
 
     def __init__(
@@ -68,8 +70,10 @@ class ConnectServer:
         log_path: Path | None = None,
         work_dir: Path | None = None,
         max_lifetime_seconds: int = 3 * 3600,
+        environment: Mapping[str, str] | None = None,
     ) -> None:
         self.pyspark_dir = pyspark_dir
+        self.environment = dict(environment or {})
         self.jars = list(jars)
         self.conf = dict(conf or {})
         self.log_path = log_path
@@ -116,7 +120,7 @@ class ConnectServer:
         assert work_dir is not None
         self.log_path = self.log_path or work_dir / "connect-server.log"
         self.port = free_port()
-        env = dict(os.environ)
+        env = {**os.environ, **self.environment}
         env.update(
             {
                 # The server is this pyspark's Spark, whatever SPARK_HOME the caller has.

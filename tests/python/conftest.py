@@ -303,26 +303,47 @@ CONNECT_PLUGIN = "io.github.sparkkinesis.connect.KinesisConnectPlugin"
 
 
 def _connect_server(
-    tmp_path_factory: pytest.TempPathFactory, name: str, jars: Sequence[Path], conf: Mapping[str, str]
+    tmp_path_factory: pytest.TempPathFactory,
+    name: str,
+    jars: Sequence[Path],
+    conf: Mapping[str, str],
+    kinesis: Kinesis,
 ) -> Iterator[ConnectServer]:
     log = ROOT / "target" / "python-tests" / f"{name}.log"
     log.parent.mkdir(parents=True, exist_ok=True)
-    server = ConnectServer(jars=jars, conf=conf, log_path=log, work_dir=tmp_path_factory.mktemp(name))
+    # The server's default credential chain finds the tests' credentials, as a cluster's finds its role's:
+    # calls whose options name no keys (the command line's) are made with them.
+    credentials = {
+        "AWS_ACCESS_KEY_ID": kinesis.access_key,
+        "AWS_SECRET_ACCESS_KEY": kinesis.secret_key,
+        "AWS_SESSION_TOKEN": kinesis.session_token,
+    }
+    server = ConnectServer(
+        jars=jars,
+        conf=conf,
+        log_path=log,
+        work_dir=tmp_path_factory.mktemp(name),
+        environment={k: v for k, v in credentials.items() if v},
+    )
     with server:
         yield server
 
 
 @pytest.fixture(scope="session")
-def connect_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ConnectServer]:
+def connect_server(tmp_path_factory: pytest.TempPathFactory, kinesis: Kinesis) -> Iterator[ConnectServer]:
     """A Spark Connect server of the installed PySpark, on loopback, set up as an operator gives a server the
     connector: its jar on --jars and its relation plugin; stopped at the end. Clients connect to
     ``connect_server.address``."""
     jar = copied_connector_jar(tmp_path_factory)
-    yield from _connect_server(tmp_path_factory, "connect-server", [jar], {RELATION_PLUGINS: CONNECT_PLUGIN})
+    yield from _connect_server(
+        tmp_path_factory, "connect-server", [jar], {RELATION_PLUGINS: CONNECT_PLUGIN}, kinesis
+    )
 
 
 @pytest.fixture(scope="session")
-def bare_connect_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ConnectServer]:
+def bare_connect_server(
+    tmp_path_factory: pytest.TempPathFactory, kinesis: Kinesis
+) -> Iterator[ConnectServer]:
     """A Spark Connect server of the installed PySpark without the connector: no jar, no plugin (a client
     brings the jar with ``spark.addArtifacts``); stopped at the end."""
-    yield from _connect_server(tmp_path_factory, "bare-connect-server", [], {})
+    yield from _connect_server(tmp_path_factory, "bare-connect-server", [], {}, kinesis)

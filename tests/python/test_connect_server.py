@@ -12,7 +12,10 @@ from __future__ import annotations
 import datetime as dt
 import http.server
 import json
+import os
 import secrets
+import subprocess
+import sys
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -345,3 +348,44 @@ def test_the_consumer_manager_on_a_server_without_the_plugin_names_the_setting_t
     refused = result["listed"]["raised"]
     assert refused["kinesis"], refused
     assert "spark.connect.extensions.relation.classes" in refused["message"], refused
+
+
+def test_the_command_line_manages_consumers_through_a_connect_server(
+    connect_server: ConnectServer, kinesis: Kinesis, stream: str
+) -> None:
+    def cli(*args: str) -> subprocess.CompletedProcess[str]:
+        # No jar and no credentials here: the server has the connector, and its own credentials.
+        env = {k: v for k, v in os.environ.items() if not k.startswith(("AWS_", "SPARK_KINESIS"))}
+        where = [
+            "--remote",
+            connect_server.address,
+            "--endpoint",
+            kinesis.endpoint,
+            "--region",
+            kinesis.region,
+        ]
+        return subprocess.run(
+            [sys.executable, "-m", "pyspark_kinesis", "consumers", *args, *where],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=300,
+            check=False,
+        )
+
+    registered = cli("register", "--stream", stream, "--name", "spark-kinesis_cli-remote")
+    assert registered.returncode == 0, registered.stderr[-3000:]
+    arn = registered.stdout.strip().splitlines()[-1]
+    assert arn.startswith("arn:aws:kinesis:") and "/consumer/spark-kinesis_cli-remote:" in arn, (
+        registered.stdout
+    )
+    listed = cli("list", "--stream", stream, "--json")
+    assert listed.returncode == 0, listed.stderr[-3000:]
+    (consumer,) = [json.loads(line) for line in listed.stdout.splitlines() if line.startswith("{")]
+    assert (consumer["name"], consumer["arn"], consumer["status"]) == (
+        "spark-kinesis_cli-remote",
+        arn,
+        "ACTIVE",
+    )
+    missing = cli("list", "--stream", f"e2e-missing-{secrets.token_hex(4)}")
+    assert missing.returncode == 1 and "error: [KINESIS_STREAM_NOT_FOUND]" in missing.stderr, missing.stderr
