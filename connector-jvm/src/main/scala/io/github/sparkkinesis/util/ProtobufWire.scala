@@ -6,9 +6,9 @@ import java.nio.charset.StandardCharsets.UTF_8
 
 /**
  * The few pieces of the protobuf wire format the connector reads and writes: varints and
- * length-delimited fields, and skipping the other wire types. Enough for the KPL's aggregated records
- * ([[io.github.sparkkinesis.kpl.AggregatedRecords]]) and the `Any` a Spark Connect client wraps the
- * connector's calls in, without a protobuf runtime in the connector jar.
+ * length-delimited fields, and skipping the other wire types. Enough for the KPL's aggregated records and
+ * the `Any` a Spark Connect client wraps the connector's calls in, without a protobuf runtime in the
+ * connector jar.
  */
 private[sparkkinesis] object ProtobufWire {
   val Varint = 0
