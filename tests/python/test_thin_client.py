@@ -6,7 +6,8 @@ error from a Connect server that has the connector, as a user of a shared cluste
 
 The environment is THIN_CLIENT_VENV, which dev/test makes (dev/lib.sh ``ensure_thin_client_venv``) with
 pyspark-client of the running PySpark's version. pyspark-client is on PyPI for Spark 4.0 to 4.2, so dev/test
-runs this test on Spark line 4.2_2.13; the server is that PySpark's.
+runs this test on Spark lines 4.0_2.13, 4.1_2.13 and 4.2_2.13; the server is that PySpark's, with the
+connector jar of its line and the connector's plugin.
 """
 
 from __future__ import annotations
@@ -35,7 +36,7 @@ def thin_client_venv() -> Path:
         python = f"{sys.version_info.major}.{sys.version_info.minor}"
         pytest.fail(
             "THIN_CLIENT_VENV is not set: it names a virtual environment with only pyspark-client "
-            f"{pyspark.__version__} installed. dev/test makes one and sets it, on Spark line 4.2_2.13. By "
+            f"{pyspark.__version__} installed. dev/test makes one and sets it, on Spark lines 4.0 to 4.2. By "
             f"hand: `export THIN_CLIENT_VENV=$(source dev/lib.sh && ensure_thin_client_venv {python} "
             f"{pyspark.__version__})`",
             pytrace=False,
