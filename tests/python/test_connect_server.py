@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import Kinesis, connector_jar, run_program
+from conftest import ROOT, Kinesis, connector_jar, run_program
 from connect_clients import PRELUDE, result_of, stream_records
 from connect_server import ConnectServer
 from kinesis_emulator import FAKE_ACCESS_KEY, FAKE_SECRET_KEY
@@ -309,9 +309,9 @@ def test_configure_spark_with_kinesis_tells_a_connect_client_how_a_server_gets_t
 ADDED = (
     PRELUDE
     + """
-address, jar, options = sys.argv[1], sys.argv[2], json.loads(sys.argv[3])
+address, options, jars = sys.argv[1], json.loads(sys.argv[2]), sys.argv[3:]
 spark = SparkSession.builder.remote(address).getOrCreate()
-spark.addArtifacts(jar)
+spark.addArtifacts(*jars)
 report(streamed=stream_to_memory(spark, options, "from_kinesis"))
 spark.stop()
 """
@@ -322,9 +322,37 @@ def test_a_jar_added_to_a_bare_server_with_add_artifacts_reads_a_stream(
     bare_connect_server: ConnectServer, kinesis: Kinesis, stream: str, tmp_path: Path
 ) -> None:
     put(kinesis.client(), stream, [(f"k{i}", f"artifact-{i}".encode()) for i in range(7)])
-    args = [bare_connect_server.address, str(connector_jar()), json.dumps(kinesis.options(stream))]
+    args = [bare_connect_server.address, json.dumps(kinesis.options(stream)), str(connector_jar())]
     result = result_of(run_program(tmp_path, "added.py", ADDED, args, timeout=300))
     expected = sorted(f"artifact-{i}" for i in range(7))
+    assert result == {"streamed": {"ended": True, "error": None, "rows": expected}}
+
+
+def test_the_two_jars_the_wheel_carries_added_with_add_artifacts_read_a_stream(
+    bare_connect_server: ConnectServer, kinesis: Kinesis, stream: str, tmp_path: Path
+) -> None:
+    # What a user with only the wheel has: the line's classes and the shared dependencies, as the wheel
+    # splits the connector jar (dev/wheel_jars.py), named by connector_jars.
+    from pyspark_kinesis.spark import connector_jars, spark_line
+
+    version = connector_jar().stem.split("-", 3)[3]
+    wheel_jars = tmp_path / "jars"
+    subprocess.run(
+        [
+            sys.executable,
+            str(ROOT / "dev" / "wheel_jars.py"),
+            str(wheel_jars),
+            version,
+            f"{spark_line()}={connector_jar()}",
+        ],
+        check=True,
+        timeout=300,
+    )
+    jars = [str(jar) for jar in connector_jars(spark_line(), wheel_jars)]
+    put(kinesis.client(), stream, [(f"k{i}", f"wheel-{i}".encode()) for i in range(5)])
+    args = [bare_connect_server.address, json.dumps(kinesis.options(stream)), *jars]
+    result = result_of(run_program(tmp_path, "added.py", ADDED, args, timeout=300))
+    expected = sorted(f"wheel-{i}" for i in range(5))
     assert result == {"streamed": {"ended": True, "error": None, "rows": expected}}
 
 
