@@ -13,6 +13,7 @@ from types import ModuleType
 from typing import Any
 
 import pytest
+from pyspark_kinesis import KinesisOptionError
 
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = ROOT / "docs" / "guides" / "awslabs_start_position.py"
@@ -200,3 +201,8 @@ def test_the_jvm_takes_the_printed_position_and_the_provider_class_name(spark: A
         )
         assert frame.columns == ["partitionKey", "data", "stream", "shardId", "sequenceNumber",
                                  "approximateArrivalTimestamp"]  # fmt: skip
+    # ...and it did read it: a kind it does not know fails there.
+    unknown_kind = printed.replace('"shard_end"', '"finished"')
+    reader = spark.readStream.format("kinesis").option("streamName", "orders").option("region", "eu-west-1")
+    with pytest.raises(KinesisOptionError, match="initialPosition"):
+        reader.option("initialPosition", unknown_kind).load()
