@@ -140,8 +140,7 @@ connector_jar() {
 build_connector_jar() {
   local line=${1:-$(primary_line)}
   ensure_venv
-  log "building the connector jar for Spark line $line"
-  "$ROOT/dev/sbt" warn "$(line_project "$line")/assembly" >&2
+  sbt_steps "progress the connector jar of Spark line $line" "$(line_project "$line")/assembly"
   connector_jar "$line"
 }
 
