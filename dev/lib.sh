@@ -97,7 +97,7 @@ ACTIONLINT_VERSION=1.7.12
 ensure_actionlint() {
   local bin="$ROOT/.tools/actionlint-$ACTIONLINT_VERSION/actionlint"
   if [[ ! -x $bin ]]; then
-    command -v go >/dev/null || { log "actionlint needs Go (1.24 or newer) to build it"; return 1; }
+    command -v go >/dev/null || { log "building actionlint needs Go (1.25 or newer)"; return 1; }
     log "building actionlint $ACTIONLINT_VERSION from its Go module into .tools/ (once)"
     GOBIN="$(dirname "$bin")" go install "github.com/rhysd/actionlint/cmd/actionlint@v$ACTIONLINT_VERSION" >&2
   fi
@@ -182,9 +182,10 @@ step_output() {
 }
 
 # Runs one sbt session at log level warn over the given commands, among which `progress <words>` (a command
-# of build.sbt; no ";" in the words, which sbt reads as a command separator) starts a step line; loading the build is the first step. sbt's warnings and errors are passed
-# on; its [info] lines, and the line scaladoc prints as it is ("model contains 19 documentable templates"),
-# are not. Fails, marking the step it was in, if sbt fails.
+# of build.sbt; no ";" in the words, which sbt reads as a command separator) starts a step line; loading the
+# build is the first step. sbt's warnings and errors are passed on; its [info] lines, and the line scaladoc
+# prints as it is ("model contains 19 documentable templates"), are not. Fails, marking the step it was in,
+# if sbt fails.
 sbt_steps() {
   step_end
   "$ROOT/dev/sbt" warn "$@" progress | {
