@@ -112,7 +112,7 @@ private[sparkkinesis] object ConsumerManagerCall {
       case None => Map.empty[String, String]
       case Some(node) if node.isObject =>
         node
-          .fields()
+          .properties()
           .asScala
           .map { entry =>
             if (!entry.getValue.isTextual) throw unreadable(s"the option '${entry.getKey}' is not a string")
