@@ -17,7 +17,6 @@ from __future__ import annotations
 import contextlib
 import os
 import shutil
-import signal
 import socket
 import subprocess
 import sys
@@ -27,19 +26,9 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from types import TracebackType
 
-from kinesis_emulator import free_port
+from kinesis_emulator import free_port, stop_process_group, supervised
 
 SERVER_CLASS = "org.apache.spark.sql.connect.service.SparkConnectServer"
-
-# Runs the server and stops it when the process that started it is gone (checked every second).
-_WATCHDOG = """
-parent=$1
-shift
-"$@" &
-server=$!
-trap 'kill $server 2>/dev/null' EXIT
-while kill -0 "$parent" 2>/dev/null && kill -0 $server 2>/dev/null; do sleep 1; done
-"""
 
 
 def installed_pyspark() -> Path:
@@ -131,18 +120,7 @@ class ConnectServer:
                 "AWS_EC2_METADATA_DISABLED": "true",
             }
         )
-        command = [
-            "timeout",
-            "--signal=TERM",
-            "--kill-after=10",
-            str(self.max_lifetime_seconds),
-            "bash",
-            "-c",
-            _WATCHDOG,
-            "spark-connect-server",
-            str(os.getpid()),
-            *self.command(),
-        ]
+        command = supervised("spark-connect-server", self.command(), self.max_lifetime_seconds)
         with open(self.log_path, "ab") as log:
             self._process = subprocess.Popen(
                 command,
@@ -186,15 +164,8 @@ class ConnectServer:
 
     def stop(self, grace_seconds: float = 10.0) -> None:
         process, self._process = self._process, None
-        if process is not None and process.poll() is None:
-            # The server runs in a process group of its own: signal the whole group, `timeout`, the watchdog
-            # and the JVM alike.
-            os.killpg(process.pid, signal.SIGTERM)
-            with contextlib.suppress(subprocess.TimeoutExpired):
-                process.wait(grace_seconds)
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(process.pid, signal.SIGKILL)
-            process.wait(grace_seconds)
+        if process is not None:
+            stop_process_group(process, grace_seconds)
         own, self._own_work_dir = self._own_work_dir, None
         if own is not None:
             shutil.rmtree(own, ignore_errors=True)

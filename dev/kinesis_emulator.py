@@ -33,13 +33,36 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
-# Runs the emulator and stops it when the process that started it is gone (checked every second).
+# Runs a command ($2...) and stops it when the process $1 that started it is gone (checked every second).
 _WATCHDOG = """
-node "$1" &
-emulator=$!
-trap 'kill $emulator 2>/dev/null' EXIT
-while kill -0 "$2" 2>/dev/null && kill -0 $emulator 2>/dev/null; do sleep 1; done
+parent=$1
+shift
+"$@" &
+child=$!
+trap 'kill $child 2>/dev/null' EXIT
+while kill -0 "$parent" 2>/dev/null && kill -0 $child 2>/dev/null; do sleep 1; done
 """
+
+
+def supervised(name: str, command: list[str], max_lifetime_seconds: int) -> list[str]:
+    """`command` as a server of the tests runs it: stopped after `max_lifetime_seconds` (SIGTERM, then SIGKILL
+    ten seconds later) or as soon as this process is gone. Start it with ``start_new_session=True``, so that
+    :func:`stop_process_group` stops all of it."""
+    lifetime = ["timeout", "--signal=TERM", "--kill-after=10", str(max_lifetime_seconds)]
+    return [*lifetime, "bash", "-c", _WATCHDOG, name, str(os.getpid()), *command]
+
+
+def stop_process_group(process: subprocess.Popen[bytes], grace_seconds: float) -> None:
+    """Stops a process started by :func:`supervised` in a process group of its own, and everything in that
+    group (`timeout`, the watchdog, the server): SIGTERM first, SIGKILL if it does not go."""
+    if process.poll() is not None:
+        return
+    os.killpg(process.pid, signal.SIGTERM)
+    with contextlib.suppress(subprocess.TimeoutExpired):
+        process.wait(grace_seconds)
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(process.pid, signal.SIGKILL)
+    process.wait(grace_seconds)
 
 
 class KinesisEmulator:
@@ -86,18 +109,7 @@ class KinesisEmulator:
                 "UPDATE_SHARD_COUNT_DURATION": "100ms",
             }
         )
-        command = [
-            "timeout",
-            "--signal=TERM",
-            "--kill-after=10",
-            str(self.max_lifetime_seconds),
-            "bash",
-            "-c",
-            _WATCHDOG,
-            "kinesis-emulator",
-            str(main),
-            str(os.getpid()),
-        ]
+        command = supervised("kinesis-emulator", ["node", str(main)], self.max_lifetime_seconds)
         log = open(self.log_path, "ab") if self.log_path else subprocess.DEVNULL  # noqa: SIM115
         self._process = subprocess.Popen(
             command,
@@ -145,15 +157,8 @@ class KinesisEmulator:
 
     def stop(self, grace_seconds: float = 5.0) -> None:
         process, self._process = self._process, None
-        if process is None or process.poll() is not None:
-            return
-        # The emulator runs in a process group of its own: signal the whole group, `timeout` and node alike.
-        os.killpg(process.pid, signal.SIGTERM)
-        with contextlib.suppress(subprocess.TimeoutExpired):
-            process.wait(grace_seconds)
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(process.pid, signal.SIGKILL)
-        process.wait(grace_seconds)
+        if process is not None:
+            stop_process_group(process, grace_seconds)
 
     def __enter__(self) -> KinesisEmulator:
         return self.start()
