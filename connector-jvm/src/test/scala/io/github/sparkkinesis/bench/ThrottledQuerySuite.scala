@@ -40,7 +40,9 @@ class ThrottledQuerySuite extends AnyFunSuite with SparkStreamingSuite {
       while (reading) {
         try other.getRecords(GetRecordsRequest.builder().shardIterator(iterator).limit(1).build())
         catch { case _: ProvisionedThroughputExceededException => otherThrottled.incrementAndGet() }
-        Thread.sleep(250)
+        // Ten calls a second: past the shard's five on its own, so that the query's calls meet throttling
+        // whatever its own pace (once it has read the backlog it polls a quiet shard less often).
+        Thread.sleep(100)
       }
     })
     otherReader.setDaemon(true)
