@@ -33,7 +33,6 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 VERSION_FILE = ROOT / "python" / "src" / "pyspark_kinesis" / "_version.py"
 GROUP_PATH = "io/github/sparkkinesis"
-POM = "{http://maven.apache.org/POM/4.0.0}"
 CHECKSUMS = {"md5": hashlib.md5, "sha1": hashlib.sha1, "sha256": hashlib.sha256, "sha512": hashlib.sha512}
 # Where the connector's classes are, the shaded dependencies included (as dev/wheel_jars.py splits them).
 OWN_CLASS_PREFIXES = ("io/github/sparkkinesis/", "org/apache/spark/sparkkinesis/")
@@ -130,9 +129,13 @@ def signature_problems(path: Path, fingerprint: str) -> list[str]:
 
 def pom_problems(pom: Path, artifact: str, version: str) -> list[str]:
     project = ElementTree.parse(pom).getroot()
+    # The POM's XML namespace, as the file declares it ("{namespace}project"), is the prefix of every tag.
+    namespace = project.tag[: -len("project")]
+    if not project.tag.endswith("project"):
+        return [f"{pom.name}: its root element is <{project.tag}>, not <project>"]
 
     def text(path: str) -> str:
-        found = project.find("/".join(POM + step for step in path.split("/")))
+        found = project.find("/".join(namespace + step for step in path.split("/")))
         return (found.text or "").strip() if found is not None else ""
 
     problems = [
@@ -146,7 +149,7 @@ def pom_problems(pom: Path, artifact: str, version: str) -> list[str]:
         if text(field) != expected
     ]
     problems += [f"{pom.name}: <{field}> is missing or empty" for field in POM_FIELDS if not text(field)]
-    if project.find(POM + "dependencies") is not None:
+    if project.find(namespace + "dependencies") is not None:
         problems.append(f"{pom.name}: lists dependencies; the jar shades what it needs and Spark the rest")
     return problems
 
