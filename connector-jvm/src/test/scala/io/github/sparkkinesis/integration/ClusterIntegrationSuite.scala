@@ -6,19 +6,10 @@ import io.github.sparkkinesis.testing.SparkActivity
 import org.scalatest.funsuite.AnyFunSuite
 
 /**
- * A cluster of two executor JVMs besides the driver (`local-cluster`), loading the connector jar as a user's
- * cluster would: prefetched blocks live in other JVMs than the driver, and batches read them from there.
+ * Reading on a cluster of executor JVMs ([[ClusterIntegration]]) that all stay up: blocks prefetched on
+ * executors are read from there. [[LostExecutorIntegrationSuite]] loses executors.
  */
-class ClusterIntegrationSuite extends AnyFunSuite with SourceIntegration {
-
-  override protected def sparkMaster: String = "local-cluster[2,1,1024]"
-
-  override protected def sparkSettings: Map[String, String] = Map(
-    "spark.jars" -> sys.props("kinesis.test.connectorJar"),
-    "spark.executor.extraJavaOptions" -> "-Daws.ec2MetadataDisabled=true",
-    // Four cores as Spark counts them: prefetch jobs take two tasks at once, one per executor.
-    "spark.default.parallelism" -> "4"
-  )
+class ClusterIntegrationSuite extends AnyFunSuite with ClusterIntegration {
 
   test("blocks prefetched on executors are read by the batches, whole and cut by limits", Integration) {
     val stream = newStream(shards = 4)

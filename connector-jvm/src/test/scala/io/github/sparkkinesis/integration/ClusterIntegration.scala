@@ -1,0 +1,21 @@
+// SPDX-License-Identifier: Apache-2.0
+package io.github.sparkkinesis.integration
+
+import org.scalatest.Suite
+
+/**
+ * A cluster of two executor JVMs besides the driver (`local-cluster`, each one core), loading the connector
+ * jar as a user's cluster would: prefetched blocks live in other JVMs than the driver, and batches read them
+ * from there. A worker relaunches an executor whose JVM dies, under a new id.
+ */
+trait ClusterIntegration extends SourceIntegration { self: Suite =>
+
+  override protected def sparkMaster: String = "local-cluster[2,1,1024]"
+
+  override protected def sparkSettings: Map[String, String] = Map(
+    "spark.jars" -> sys.props("kinesis.test.connectorJar"),
+    "spark.executor.extraJavaOptions" -> "-Daws.ec2MetadataDisabled=true",
+    // Four cores as Spark counts them: prefetch jobs take two tasks at once, one per executor.
+    "spark.default.parallelism" -> "4"
+  )
+}
