@@ -169,7 +169,10 @@ def connectorFor(lineId: String): Project = {
         },
       libraryDependencies ++= Seq(
         "org.scalatest" %% "scalatest" % scalatestVersion % Test,
-        "org.scalatestplus" %% "scalacheck-1-18" % s"$scalatestVersion.0" % Test
+        "org.scalatestplus" %% "scalacheck-1-18" % s"$scalatestVersion.0" % Test,
+        // The benchmarks' synthetic Kinesis frames SubscribeToShard's events with the event stream library the
+        // SDK reads them with (which the SDK only has at run time, shaded in the jar).
+        "software.amazon.eventstream" % "eventstream" % "1.0.1" % Test
       ),
       // The outside oracle of the KPL format (kpl/KclOracleSuite): the Kinesis Client Library's own
       // de-aggregation and protobuf messages, and the protobuf runtime its generated code needs. That code
