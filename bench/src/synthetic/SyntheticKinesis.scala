@@ -15,7 +15,6 @@ import software.amazon.awssdk.auth.credentials.{AwsBasicCredentials, StaticCrede
 import software.amazon.awssdk.http.apache5.Apache5HttpClient
 import software.amazon.awssdk.regions.Region
 import software.amazon.awssdk.services.kinesis.KinesisClient
-import software.amazon.awssdk.thirdparty.jackson.core.JsonGenerator
 
 /**
  * A Kinesis endpoint for benchmarks, on loopback: it serves streams whose records it generates in memory
@@ -39,12 +38,14 @@ import software.amazon.awssdk.thirdparty.jackson.core.JsonGenerator
  */
 final class SyntheticKinesis private (pool: ExecutorService, consumerDelayMs: Long, subscriptionLifetimeMs: Long)
     extends AutoCloseable {
+  import Requests._
   import SyntheticKinesis._
 
   private val streams = new ConcurrentHashMap[String, SyntheticStream]()
   private val calls = new ConcurrentHashMap[String, AtomicLong]()
 
   private val subscriptions = new SyntheticSubscriptions(subscriptionLifetimeMs, pollMs = 100)
+  private val consumerCalls = new ConsumerCalls(streamOf, streamNamed, subscriptions, consumerDelayMs)
   private val server = new SyntheticServer(serve)
   server.bind()
   @volatile private var outageAnswer: Option[Outage] = None
@@ -78,9 +79,10 @@ final class SyntheticKinesis private (pool: ExecutorService, consumerDelayMs: Lo
   }
 
   /**
-   * How many calls of each operation were made so far, and of them (as `<operation> throttled` or `<operation>
-   * refused`) how many were turned down; `PutRecords records throttled` counts the records of PutRecords
-   * calls turned down one by one.
+   * How many calls of each operation were made so far, and of them (as `<operation> throttled`, `<operation>
+   * refused`, or in an outage or by a failure of its own `<operation> unavailable`) how many were turned
+   * down; `PutRecords records throttled` counts the records of PutRecords calls turned down one by one.
+   * SubscribeToShard counts subscriptions asked for.
    */
   def callCounts: Map[String, Long] = calls.asScala.map { case (k, v) => k -> v.get }.toMap
 
@@ -112,7 +114,7 @@ final class SyntheticKinesis private (pool: ExecutorService, consumerDelayMs: Lo
    * that name.
    */
   def deregisterConsumer(stream: String, consumerName: String): Boolean =
-    streamNamed(stream).consumers.named(consumerName, System.currentTimeMillis()).exists(deregistered)
+    streamNamed(stream).consumers.named(consumerName, System.currentTimeMillis()).exists(consumerCalls.deregistered)
 
   /** How many SubscribeToShard subscriptions are open now. */
   def openSubscriptions: Int = subscriptions.count
@@ -161,18 +163,24 @@ final class SyntheticKinesis private (pool: ExecutorService, consumerDelayMs: Lo
       try {
         val answer =
           try {
+            operation.foreach(count(_))
             if (outageAnswer.contains(Outage.Failing))
               throw Refusal("ServiceUnavailableException", "Kinesis is unavailable (a synthetic outage)", status = 503)
-            operation.foreach(count(_))
             val request = wire.read(body)
             operation match {
-              case Some("SubscribeToShard") => subscribe(request, exchange)
+              case Some("SubscribeToShard") => consumerCalls.subscribe(request, exchange)
               case Some(other) => Some(call(other, request))
               case None => throw Refusal("UnknownOperationException", "a request without X-Amz-Target")
             }
           } catch {
-            case r: Refusal =>
-              count(s"${operation.getOrElse("?")} ${if (r.code == Throttled) "throttled" else "refused"}")
+            case NonFatal(e) =>
+              // A bug of the endpoint's shows as what Kinesis answers to one of its own: a 500.
+              val r = e match {
+                case refusal: Refusal => refusal
+                case other => Refusal("InternalFailure", s"the synthetic Kinesis failed: $other", status = 500)
+              }
+              val outcome = if (r.code == Throttled) "throttled" else if (r.status >= 500) "unavailable" else "refused"
+              count(s"${operation.getOrElse("?")} $outcome")
               Some(
                 Answer(
                   Some(r.code),
@@ -200,10 +208,10 @@ final class SyntheticKinesis private (pool: ExecutorService, consumerDelayMs: Lo
     case "PutRecord" => putRecord(request)
     case "SplitShard" => splitShard(request)
     case "MergeShards" => mergeShards(request)
-    case "RegisterStreamConsumer" => registerStreamConsumer(request)
-    case "DescribeStreamConsumer" => describeStreamConsumer(request)
-    case "ListStreamConsumers" => listStreamConsumers(request)
-    case "DeregisterStreamConsumer" => deregisterStreamConsumer(request)
+    case "RegisterStreamConsumer" => consumerCalls.register(request)
+    case "DescribeStreamConsumer" => consumerCalls.describe(request)
+    case "ListStreamConsumers" => consumerCalls.list(request)
+    case "DeregisterStreamConsumer" => consumerCalls.deregister(request)
     case other => throw Refusal("UnknownOperationException", s"the synthetic Kinesis does not serve $other")
   }
 
@@ -279,26 +287,6 @@ final class SyntheticKinesis private (pool: ExecutorService, consumerDelayMs: Lo
     }
     ok(wire.write()(g => field(g, "ShardIterator", iterator(shard, position))))
   }
-
-  /** The record of `shard` a sequence number names. */
-  private def recordNamed(shard: SyntheticShard, sequenceNumber: String): Long =
-    shard.recordOf(sequenceNumber).filter(_ <= shard.end).getOrElse {
-      throw Refusal("InvalidArgumentException", s"StartingSequenceNumber $sequenceNumber is not of shard ${shard.id}")
-    }
-
-  /** Where a start that names no sequence number is (`ShardIteratorType`, or SubscribeToShard's `Type`). */
-  private def startOf(shard: SyntheticShard, request: Map[String, Any]): Long =
-    request.getOrElse("ShardIteratorType", request.getOrElse("Type", "")) match {
-      case "TRIM_HORIZON" => 0L
-      case "LATEST" => shard.end
-      case "AT_TIMESTAMP" =>
-        request.get("Timestamp") match {
-          case Some(ms: Long) => shard.firstArrivedAtOrAfter(ms)
-          case Some(seconds: Double) => shard.firstArrivedAtOrAfter((seconds * 1000).toLong)
-          case _ => throw Refusal("InvalidArgumentException", "AT_TIMESTAMP needs a Timestamp")
-        }
-      case other => throw Refusal("InvalidArgumentException", s"Starting position type $other")
-    }
 
   private def getRecords(request: Map[String, Any])(implicit wire: Wire): Answer = {
     val (shard, from) = text(request, "ShardIterator").split('|') match {
@@ -408,103 +396,12 @@ final class SyntheticKinesis private (pool: ExecutorService, consumerDelayMs: Lo
     ok(wire.write()(_ => ()))
   }
 
-  // ---- consumers and subscriptions ----
-
-  private def registerStreamConsumer(request: Map[String, Any])(implicit wire: Wire): Answer = {
-    val stream = streamOf(request)
-    val name = text(request, "ConsumerName")
-    val consumer = stream.consumers.register(name, System.currentTimeMillis(), consumerDelayMs).getOrElse {
-      throw Refusal("ResourceInUseException", s"Consumer $name of stream ${stream.arn} exists")
-    }
-    ok(wire.write()(g => writeConsumer(g, "Consumer", consumer, stream = None)))
-  }
-
-  private def describeStreamConsumer(request: Map[String, Any])(implicit wire: Wire): Answer = {
-    val (stream, consumer) = consumerOf(request)
-    ok(wire.write()(g => writeConsumer(g, "ConsumerDescription", consumer, Some(stream))))
-  }
-
-  private def listStreamConsumers(request: Map[String, Any])(implicit wire: Wire): Answer = {
-    val stream = streamOf(request)
-    ok(wire.write() { g =>
-      g.writeFieldName("Consumers")
-      g.writeStartArray()
-      stream.consumers.list(System.currentTimeMillis()).foreach(c => writeConsumer(g, null, c, stream = None))
-      g.writeEndArray()
-    })
-  }
-
-  private def deregisterStreamConsumer(request: Map[String, Any])(implicit wire: Wire): Answer = {
-    val (_, consumer) = consumerOf(request)
-    deregistered(consumer)
-    ok(wire.write()(_ => ()))
-  }
-
-  private def deregistered(consumer: SyntheticConsumers.Consumer): Boolean =
-    consumer.deregister(System.currentTimeMillis()) && { subscriptions.consumerGone(consumer); true }
-
-  /** A consumer as Kinesis describes it, as the field `name` (or, with null, as an item of a list). */
-  private def writeConsumer(
-      g: JsonGenerator,
-      name: String,
-      consumer: SyntheticConsumers.Consumer,
-      stream: Option[SyntheticStream])(implicit wire: Wire): Unit = {
-    if (name != null) g.writeFieldName(name)
-    g.writeStartObject()
-    field(g, "ConsumerName", consumer.name)
-    field(g, "ConsumerARN", consumer.arn)
-    field(g, "ConsumerStatus", consumer.status(System.currentTimeMillis()))
-    wire.timestamp(g, "ConsumerCreationTimestamp", consumer.createdAtMs)
-    stream.foreach(s => field(g, "StreamARN", s.arn))
-    g.writeEndObject()
-  }
-
-  /** The consumer a request names, by its ARN or by its stream's ARN and its name. */
-  private def consumerOf(request: Map[String, Any]): (SyntheticStream, SyntheticConsumers.Consumer) = {
-    val now = System.currentTimeMillis()
-    val found = request.get("ConsumerARN") match {
-      case Some(arn: String) =>
-        val stream = streamNamed(arn.split("/consumer/").head.split('/').last)
-        (stream, stream.consumers.withArn(arn, now), arn)
-      case _ =>
-        val stream = streamOf(request)
-        val name = text(request, "ConsumerName")
-        (stream, stream.consumers.named(name, now), s"$name of stream ${stream.arn}")
-    }
-    found match {
-      case (stream, Some(consumer), _) => (stream, consumer)
-      case (_, None, what) => throw Refusal("ResourceNotFoundException", s"Consumer $what not found")
-    }
-  }
-
-  /** SubscribeToShard: answered by the subscription it opens, or refused. */
-  private def subscribe(request: Map[String, Any], exchange: SyntheticServer.Exchange)(implicit
-      wire: Wire): Option[Answer] = {
-    val (stream, consumer) = consumerOf(request)
-    consumer.status(System.currentTimeMillis()) match {
-      case "ACTIVE" => ()
-      case "DELETING" => throw Refusal("ResourceNotFoundException", s"Consumer ${consumer.arn} is being deleted")
-      case other => throw Refusal("ResourceInUseException", s"Consumer ${consumer.arn} is $other, not ACTIVE")
-    }
-    val shard = shardOf(stream, text(request, "ShardId"))
-    val start = request.get("StartingPosition") match {
-      case Some(position: Map[String, Any] @unchecked) => position
-      case _ => throw Refusal("InvalidArgumentException", "StartingPosition is required")
-    }
-    val position = text(start, "Type") match {
-      case "AT_SEQUENCE_NUMBER" => recordNamed(shard, text(start, "SequenceNumber"))
-      case "AFTER_SEQUENCE_NUMBER" => recordNamed(shard, text(start, "SequenceNumber")) + 1
-      case _ => startOf(shard, start)
-    }
-    subscriptions.start(consumer, shard, position, exchange, wire)
-    None
-  }
-
   // ---- helpers ----
 
   private def streamNamed(name: String): SyntheticStream =
     Option(streams.get(name)).getOrElse(throw Refusal("ResourceNotFoundException", s"Stream $name not found"))
 
+  /** The stream a request names, by its name or its ARN. */
   private def streamOf(request: Map[String, Any]): SyntheticStream = request.get("StreamName") match {
     case Some(name: String) => streamNamed(name)
     case _ =>
@@ -514,29 +411,9 @@ final class SyntheticKinesis private (pool: ExecutorService, consumerDelayMs: Lo
       }
   }
 
-  private def openShardOf(stream: SyntheticStream, shardId: String): SyntheticShard = {
-    val shard = shardOf(stream, shardId)
-    if (shard.isClosed)
-      throw Refusal("ResourceInUseException", s"Shard $shardId of stream ${stream.spec.name} is closed")
-    shard
-  }
-
-  private def shardOf(stream: SyntheticStream, shardId: String): SyntheticShard =
-    stream.shards
-      .find(_.id == shardId)
-      .getOrElse(throw Refusal("ResourceNotFoundException", s"Shard $shardId in stream ${stream.spec.name} not found"))
-
-  private def text(request: Map[String, Any], name: String): String = request.get(name) match {
-    case Some(value: String) => value
-    case _ => throw Refusal("InvalidArgumentException", s"$name is required")
-  }
-
   private def iterator(shard: SyntheticShard, position: Long): String =
     s"synthetic|${shard.stream.spec.name}|${shard.index}|$position"
 
-  private def field(g: JsonGenerator, name: String, value: String): Unit = g.writeStringField(name, value)
-
-  private def ok(body: Array[Byte]): Answer = Answer(None, body)
 }
 
 object SyntheticKinesis {
@@ -581,10 +458,4 @@ object SyntheticKinesis {
     /** Every call answered 503 ServiceUnavailable; open subscriptions cut. */
     case object Failing extends Outage
   }
-
-  /** What the endpoint answers: a body, and an error's type, with which it is a 400 as Kinesis' refusals are. */
-  private final case class Answer(errorType: Option[String], body: Array[Byte], status: Int = 200)
-
-  /** A call Kinesis turns down, as it names the error. */
-  private final case class Refusal(code: String, message: String, status: Int = 400) extends RuntimeException(message)
 }

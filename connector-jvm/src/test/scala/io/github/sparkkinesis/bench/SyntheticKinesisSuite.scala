@@ -339,6 +339,7 @@ class SyntheticKinesisSuite extends AnyFunSuite with BeforeAndAfterAll {
       kinesis.during(SyntheticKinesis.Outage.Failing) {
         val failed = intercept[KinesisApiException.Failed](api.describeStream(stream))
         assert(failed.getMessage.contains("Service Unavailable") || failed.getMessage.contains("unavailable"), failed)
+        assert(kinesis.callCounts("DescribeStreamSummary unavailable") >= 1)
       }
       assert(api.describeStream(stream).openShards == 1)
       val again = api.subscribeToShard(consumer, "shardId-000000000000", IteratorStart.TrimHorizon)
