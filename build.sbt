@@ -262,12 +262,13 @@ def connectorFor(lineId: String): Project = {
         // What the assembly holds, and Spark's own jars that it does not (Scala's library among them). The
         // tests' administration of streams (client/KinesisAdminApi, which the connector never calls) uses
         // the AWS SDK itself: its jars stay, unshaded and so apart from the jar's, without Netty, which Spark
-        // has in a version of its own.
+        // has in a version of its own. The SDK's HTTP client over Netty stays too, over Spark's Netty: the
+        // benchmarks' plain asynchronous SDK client (SubscribeToShard) runs on it.
         val bundled =
           (Compile / managedClasspath).value.files.toSet -- sparkJars.value + (Compile / classDirectory).value
         val forAdmin = bundled.filter { jar =>
           val name = jar.getName
-          !name.startsWith("netty-") && !name.startsWith("scala-library")
+          (!name.startsWith("netty-") || name.startsWith("netty-nio-client-")) && !name.startsWith("scala-library")
         }
         val rest = (Test / dependencyClasspath).value.filterNot(a => bundled.contains(a.data) && !forAdmin(a.data))
         (Test / exportedProducts).value ++ Attributed.blankSeq(Seq(shaded)) ++ rest

@@ -13,8 +13,10 @@ import scala.util.control.NonFatal
 import io.netty.handler.codec.http.HttpHeaders
 import software.amazon.awssdk.auth.credentials.{AwsBasicCredentials, StaticCredentialsProvider}
 import software.amazon.awssdk.http.apache5.Apache5HttpClient
+import software.amazon.awssdk.http.nio.netty.NettyNioAsyncHttpClient
+import software.amazon.awssdk.http.Protocol
 import software.amazon.awssdk.regions.Region
-import software.amazon.awssdk.services.kinesis.KinesisClient
+import software.amazon.awssdk.services.kinesis.{KinesisAsyncClient, KinesisClient}
 
 /**
  * A Kinesis endpoint for benchmarks, on loopback: it serves streams whose records it generates in memory
@@ -65,6 +67,20 @@ final class SyntheticKinesis private (pool: ExecutorService, consumerDelayMs: Lo
     KinesisClient
       .builder()
       .httpClient(Apache5HttpClient.builder().maxConnections(1024).build())
+      .region(Region.US_EAST_1)
+      .endpointOverride(URI.create(endpoint))
+      .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create("bench", "bench")))
+      .overrideConfiguration(o => o.retryStrategy(s => s.maxAttempts(1)))
+      .build()
+
+  /**
+   * A plain asynchronous AWS SDK client of this endpoint, for SubscribeToShard: HTTP/2 over Netty, as the
+   * connector's, and no retries. The caller closes it.
+   */
+  def sdkAsyncClient(): KinesisAsyncClient =
+    KinesisAsyncClient
+      .builder()
+      .httpClientBuilder(NettyNioAsyncHttpClient.builder().protocol(Protocol.HTTP2).maxConcurrency(1024))
       .region(Region.US_EAST_1)
       .endpointOverride(URI.create(endpoint))
       .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create("bench", "bench")))

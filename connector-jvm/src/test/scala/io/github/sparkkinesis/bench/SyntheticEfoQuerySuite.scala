@@ -58,7 +58,7 @@ class SyntheticEfoQuerySuite extends AnyFunSuite with SparkStreamingSuite {
         collector.rows.size >= written.size
       }
       readAll()
-      assert(kinesis.openSubscriptions == 3)
+      eventually("a subscription a shard")(kinesis.openSubscriptions == 3)
 
       kinesis.split(stream, "shardId-000000000000")
       kinesis.merge(stream, "shardId-000000000001", "shardId-000000000002")
@@ -67,7 +67,7 @@ class SyntheticEfoQuerySuite extends AnyFunSuite with SparkStreamingSuite {
 
       kinesis.during() {
         eventually("the subscriptions cut")(kinesis.openSubscriptions == 0)
-        Thread.sleep(2000) // the query meets the outage for a while
+        Thread.sleep(2000) // the query meets the outage for a while: failed calls, subscriptions refused
       }
       written ++= put(stream, "after-outage", 100)
       readAll()

@@ -11,7 +11,16 @@ import io.github.sparkkinesis.offsets.{SequenceNumbers, ShardKey, ShardPosition}
 import io.github.sparkkinesis.shards.ShardLineage
 import org.scalatest.funsuite.AnyFunSuite
 import org.scalatest.BeforeAndAfterAll
-import software.amazon.awssdk.services.kinesis.model.{GetRecordsRequest, ProvisionedThroughputExceededException}
+import software.amazon.awssdk.services.kinesis.model.{
+  GetRecordsRequest,
+  ProvisionedThroughputExceededException,
+  ShardIteratorType,
+  StartingPosition,
+  SubscribeToShardEvent,
+  SubscribeToShardEventStream,
+  SubscribeToShardRequest,
+  SubscribeToShardResponseHandler
+}
 
 /**
  * The benchmarks' synthetic Kinesis, as the connector's own client sees it: it must answer as Kinesis does,
@@ -290,6 +299,42 @@ class SyntheticKinesisSuite extends AnyFunSuite with BeforeAndAfterAll {
       assert(end.records.isEmpty && end.continuationSequenceNumber.isEmpty && end.childShards == Seq(left, right))
       assert(last.next(1000).contains(SubscriptionEvent.Ended))
     } finally last.close()
+  }
+
+  test("the SDK's own asynchronous client subscribes over HTTP/2 with a handler and is pushed each record") {
+    val stream = newStream(StreamSpec(_, shards = 1, backlogPerShard = 7, recordBytes = 10))
+    val consumer = activeConsumer(stream, "plain")
+    val shard = "shardId-000000000000"
+    val pushed = new java.util.concurrent.LinkedBlockingQueue[SubscribeToShardEvent]()
+    val handler = SubscribeToShardResponseHandler
+      .builder()
+      .subscriber((event: SubscribeToShardEventStream) =>
+        event match {
+          case e: SubscribeToShardEvent => pushed.add(e); ()
+          case _ => ()
+        })
+      .build()
+    val request = SubscribeToShardRequest
+      .builder()
+      .consumerARN(consumer)
+      .shardId(shard)
+      .startingPosition(StartingPosition.builder().`type`(ShardIteratorType.TRIM_HORIZON).build())
+      .build()
+    val async = kinesis.sdkAsyncClient()
+    try {
+      val done = async.subscribeToShard(request, handler)
+      val written = putValues(stream, "plain", 3)
+      var events = Vector.empty[SubscribeToShardEvent]
+      while (events.flatMap(_.records().asScala).size < 10) {
+        events ++= Option(pushed.poll(10, java.util.concurrent.TimeUnit.SECONDS)).toSeq
+        assert(!done.isCompletedExceptionally, "the subscription failed")
+      }
+      val records = events.flatMap(_.records().asScala)
+      assert(records.map(_.data().asByteArray().length).take(7) == Seq.fill(7)(10))
+      assert(records.drop(7).map(_.sequenceNumber()) == written.map(_.sequenceNumber.get))
+      assert(events.last.continuationSequenceNumber() == records.last.sequenceNumber())
+      assert(events.last.millisBehindLatest() == 0L)
+    } finally async.close()
   }
 
   test("a second subscription of a consumer to a shard ends the first; deregistering the consumer ends the second") {
