@@ -26,7 +26,8 @@ import software.amazon.awssdk.services.kinesis.{KinesisAsyncClient, KinesisClien
  * It answers, over HTTP/1.1 and HTTP/2 on one port ([[SyntheticServer]]):
  *  - the data plane: DescribeStreamSummary, ListShards, GetShardIterator, GetRecords, PutRecords, PutRecord;
  *    with a stream's `limits`, as Kinesis does when a shard's limits are exceeded ([[ShardLimits]]);
- *  - resharding: SplitShard and MergeShards, also as [[split]] and [[merge]]: the parents close (ListShards
+ *  - resharding: SplitShard, MergeShards and UpdateShardCount, also as [[split]] and [[merge]] (and the
+ *    stream's `updateShardCount`): the parents close (ListShards
  *    gives their ending sequence numbers, GetRecords at a closed shard's end no next iterator but its
  *    ChildShards), the children take the writes of their hash keys, each with limits of its own;
  *  - enhanced fan-out: RegisterStreamConsumer, DescribeStreamConsumer, ListStreamConsumers,
@@ -35,8 +36,8 @@ import software.amazon.awssdk.services.kinesis.{KinesisAsyncClient, KinesisClien
  *    as they arrive ([[SyntheticSubscriptions]]: [[openSubscriptions]] counts them).
  * [[outage]] makes it unreachable, as a client meets an outage of Kinesis: see there.
  *
- * Not served: stream creation and deletion through the API (a benchmark calls [[create]]), UpdateShardCount,
- * tags, retention, encryption. Stops with [[close]]; its threads are daemons.
+ * Not served: stream creation and deletion through the API (a benchmark calls [[create]]), tags,
+ * retention, encryption. Stops with [[close]]; its threads are daemons.
  */
 final class SyntheticKinesis private (pool: ExecutorService, consumerDelayMs: Long, subscriptionLifetimeMs: Long)
     extends AutoCloseable {
@@ -224,6 +225,7 @@ final class SyntheticKinesis private (pool: ExecutorService, consumerDelayMs: Lo
     case "PutRecord" => putRecord(request)
     case "SplitShard" => splitShard(request)
     case "MergeShards" => mergeShards(request)
+    case "UpdateShardCount" => updateShardCount(request)
     case "RegisterStreamConsumer" => consumerCalls.register(request)
     case "DescribeStreamConsumer" => consumerCalls.describe(request)
     case "ListStreamConsumers" => consumerCalls.list(request)
@@ -410,6 +412,22 @@ final class SyntheticKinesis private (pool: ExecutorService, consumerDelayMs: Lo
       throw Refusal("InvalidArgumentException", s"Shards ${shard.id} and ${adjacent.id} are not adjacent")
     stream.merge(shard, adjacent)
     ok(wire.write()(_ => ()))
+  }
+  private def updateShardCount(request: Map[String, Any])(implicit wire: Wire): Answer = {
+    val stream = streamOf(request)
+    val current = stream.openShards.size
+    val target = request.get("TargetShardCount") match {
+      case Some(n: Long) if n >= (current + 1) / 2 && n <= current * 2 => n.toInt
+      case other =>
+        throw Refusal("InvalidArgumentException", s"TargetShardCount $other: from half to double $current")
+    }
+    stream.updateShardCount(target)
+    ok(wire.write() { g =>
+      field(g, "StreamName", stream.spec.name)
+      field(g, "StreamARN", stream.arn)
+      g.writeNumberField("CurrentShardCount", current)
+      g.writeNumberField("TargetShardCount", target)
+    })
   }
 
   // ---- helpers ----

@@ -97,6 +97,22 @@ private[bench] final class SyntheticStream(val spec: StreamSpec, val createdAtMs
     reshard(Seq(shard, adjacent), Seq((low.hashKeys._1, high.hashKeys._2))).head
   }
 
+  /**
+   * Brings the open shards to `target`, from half to double their number, as UpdateShardCount's uniform
+   * scaling: splits, each of the widest open shard at its middle, or merges, each of the narrowest pair of
+   * adjacent open shards, so that every child has one or two parents as after any split or merge.
+   */
+  def updateShardCount(target: Int): Unit = synchronized {
+    val current = openShards.size
+    require(target >= (current + 1) / 2 && target <= current * 2, s"$target shards: from half to double $current")
+    def width(s: SyntheticShard) = s.hashKeys._2 - s.hashKeys._1
+    while (openShards.size < target) split(openShards.maxBy(width))
+    while (openShards.size > target) {
+      val (low, high) = openShards.zip(openShards.tail).minBy { case (a, b) => width(a) + width(b) }
+      merge(low, high)
+    }
+  }
+
   /** Closes `parents` and opens a child for each of `ranges`. Called under the lock. */
   private def reshard(parents: Seq[SyntheticShard], ranges: Seq[(BigInt, BigInt)]): Seq[SyntheticShard] = {
     val children = ranges.zipWithIndex.map { case (range, i) => new SyntheticShard(this, all.size + i, range, parents) }

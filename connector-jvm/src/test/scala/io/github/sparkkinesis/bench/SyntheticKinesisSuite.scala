@@ -230,6 +230,23 @@ class SyntheticKinesisSuite extends AnyFunSuite with BeforeAndAfterAll {
     assert(ShardLineage.depth(child, listed) == 2)
   }
 
+  test("UpdateShardCount doubles and halves the open shards evenly, each child with one or two parents") {
+    val stream = newStream(StreamSpec(_, shards = 2))
+    val admin = KinesisAdminApi.create(aws)
+    try {
+      admin.updateShardCount(stream, 4)
+      val doubled = api.listShards(stream, 100).filterNot(_.isClosed)
+      assert(doubled.size == 4 && doubled.forall(_.parents.size == 1))
+      val quarter = ShardInfo.MaxHashKey / 4
+      assert(doubled.map(_.hashKeyRange._1).sorted.zipWithIndex.forall { case (k, i) => (k - quarter * i).abs <= 4 })
+      admin.updateShardCount(stream, 2)
+      val halved = api.listShards(stream, 100).filterNot(_.isClosed)
+      assert(halved.size == 2 && halved.forall(_.parents.size == 2) && api.describeStream(stream).openShards == 2)
+      val half = (ShardInfo.MaxHashKey + 1) / 2
+      assert(halved.map(_.hashKeyRange).sortBy(_._1) == Seq((BigInt(0), half - 1), (half, ShardInfo.MaxHashKey)))
+    } finally admin.close()
+  }
+
   test("consumers are CREATING, then ACTIVE; deregistered, DELETING, then gone") {
     val stream = newStream(StreamSpec(_, shards = 1))
     val streamArn = api.describeStream(stream).arn
