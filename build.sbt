@@ -169,7 +169,10 @@ def connectorFor(lineId: String): Project = {
         },
       libraryDependencies ++= Seq(
         "org.scalatest" %% "scalatest" % scalatestVersion % Test,
-        "org.scalatestplus" %% "scalacheck-1-18" % s"$scalatestVersion.0" % Test
+        "org.scalatestplus" %% "scalacheck-1-18" % s"$scalatestVersion.0" % Test,
+        // The benchmarks' synthetic Kinesis frames SubscribeToShard's events with the event stream library the
+        // SDK reads them with (which the SDK only has at run time, shaded in the jar).
+        "software.amazon.eventstream" % "eventstream" % "1.0.1" % Test
       ),
       // The outside oracle of the KPL format (kpl/KclOracleSuite): the Kinesis Client Library's own
       // de-aggregation and protobuf messages, and the protobuf runtime its generated code needs. That code
@@ -259,12 +262,13 @@ def connectorFor(lineId: String): Project = {
         // What the assembly holds, and Spark's own jars that it does not (Scala's library among them). The
         // tests' administration of streams (client/KinesisAdminApi, which the connector never calls) uses
         // the AWS SDK itself: its jars stay, unshaded and so apart from the jar's, without Netty, which Spark
-        // has in a version of its own.
+        // has in a version of its own. The SDK's HTTP client over Netty stays too, over Spark's Netty: the
+        // benchmarks' plain asynchronous SDK client (SubscribeToShard) runs on it.
         val bundled =
           (Compile / managedClasspath).value.files.toSet -- sparkJars.value + (Compile / classDirectory).value
         val forAdmin = bundled.filter { jar =>
           val name = jar.getName
-          !name.startsWith("netty-") && !name.startsWith("scala-library")
+          (!name.startsWith("netty-") || name.startsWith("netty-nio-client-")) && !name.startsWith("scala-library")
         }
         val rest = (Test / dependencyClasspath).value.filterNot(a => bundled.contains(a.data) && !forAdmin(a.data))
         (Test / exportedProducts).value ++ Attributed.blankSeq(Seq(shaded)) ++ rest

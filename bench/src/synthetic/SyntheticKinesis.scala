@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.github.sparkkinesis.bench.synthetic
 
-import java.net.{InetAddress, InetSocketAddress, URI}
+import java.net.URI
 import java.nio.charset.StandardCharsets.UTF_8
 import java.security.MessageDigest
 import java.util.concurrent.{ConcurrentHashMap, ExecutorService, Executors, ThreadFactory}
@@ -10,31 +10,51 @@ import java.util.concurrent.atomic.{AtomicInteger, AtomicLong}
 import scala.jdk.CollectionConverters._
 import scala.util.control.NonFatal
 
-import com.sun.net.httpserver.{HttpExchange, HttpServer}
+import io.netty.handler.codec.http.HttpHeaders
 import software.amazon.awssdk.auth.credentials.{AwsBasicCredentials, StaticCredentialsProvider}
 import software.amazon.awssdk.http.apache5.Apache5HttpClient
+import software.amazon.awssdk.http.nio.netty.NettyNioAsyncHttpClient
+import software.amazon.awssdk.http.Protocol
 import software.amazon.awssdk.regions.Region
-import software.amazon.awssdk.services.kinesis.KinesisClient
-import software.amazon.awssdk.thirdparty.jackson.dataformat.cbor.CBORGenerator
+import software.amazon.awssdk.services.kinesis.{KinesisAsyncClient, KinesisClient}
 
 /**
- * A Kinesis endpoint for benchmarks, on loopback: it serves the data plane of streams whose records it
- * generates in memory ([[StreamSpec]]), at memory speed, in the AWS SDK's wire format ([[Cbor]]), so that a
- * benchmark measures its reader rather than an emulator. It answers DescribeStreamSummary, ListShards,
- * GetShardIterator, GetRecords, PutRecords and PutRecord; with a stream's `limits`, as Kinesis does when a
- * shard's limits are exceeded ([[ShardLimits]]). Nothing else (no resharding, consumers or SubscribeToShard):
- * the emulator tests cover behaviour, this measures.
+ * A Kinesis endpoint for benchmarks, on loopback: it serves streams whose records it generates in memory
+ * ([[StreamSpec]]), at memory speed, in the AWS SDK's wire formats ([[Wire]]), so that a benchmark measures its
+ * reader rather than an emulator; and it lets a benchmark make what a long run meets happen on cue.
  *
- * Stops with [[close]]; its threads are daemons.
+ * It answers, over HTTP/1.1 and HTTP/2 on one port ([[SyntheticServer]]):
+ *  - the data plane: DescribeStreamSummary, ListShards, GetShardIterator, GetRecords, PutRecords, PutRecord;
+ *    with a stream's `limits`, as Kinesis does when a shard's limits are exceeded ([[ShardLimits]]);
+ *  - resharding: SplitShard, MergeShards and UpdateShardCount, also as [[split]] and [[merge]] (and the
+ *    stream's `updateShardCount`): the parents close (ListShards
+ *    gives their ending sequence numbers, GetRecords at a closed shard's end no next iterator but its
+ *    ChildShards), the children take the writes of their hash keys, each with limits of its own;
+ *  - enhanced fan-out: RegisterStreamConsumer, DescribeStreamConsumer, ListStreamConsumers,
+ *    DeregisterStreamConsumer (also [[deregisterConsumer]]), a consumer CREATING then ACTIVE after
+ *    `consumerDelayMs`, and DELETING as long once deregistered; SubscribeToShard, whose events push records
+ *    as they arrive ([[SyntheticSubscriptions]]: [[openSubscriptions]] counts them).
+ * [[outage]] makes it unreachable, as a client meets an outage of Kinesis: see there.
+ *
+ * Not served: stream creation and deletion through the API (a benchmark calls [[create]]), tags,
+ * retention, encryption. Stops with [[close]]; its threads are daemons.
  */
-final class SyntheticKinesis private (server: HttpServer, pool: ExecutorService) extends AutoCloseable {
+final class SyntheticKinesis private (pool: ExecutorService, consumerDelayMs: Long, subscriptionLifetimeMs: Long)
+    extends AutoCloseable {
+  import Requests._
   import SyntheticKinesis._
 
   private val streams = new ConcurrentHashMap[String, SyntheticStream]()
   private val calls = new ConcurrentHashMap[String, AtomicLong]()
 
+  private val subscriptions = new SyntheticSubscriptions(subscriptionLifetimeMs, pollMs = 100)
+  private val consumerCalls = new ConsumerCalls(streamOf, streamNamed, subscriptions, consumerDelayMs)
+  private val server = new SyntheticServer(serve)
+  server.bind()
+  @volatile private var outageAnswer: Option[Outage] = None
+
   /** The endpoint to give the SDK and the connector (the `endpoint` option). */
-  val endpoint: String = s"http://127.0.0.1:${server.getAddress.getPort}"
+  val endpoint: String = s"http://127.0.0.1:${server.port}"
 
   /** The connector's options to reach this endpoint (which takes any credentials). */
   val connectorOptions: Map[String, String] =
@@ -54,6 +74,20 @@ final class SyntheticKinesis private (server: HttpServer, pool: ExecutorService)
       .overrideConfiguration(o => o.retryStrategy(s => s.maxAttempts(1)))
       .build()
 
+  /**
+   * A plain asynchronous AWS SDK client of this endpoint, for SubscribeToShard: HTTP/2 over Netty, as the
+   * connector's, and no retries. The caller closes it.
+   */
+  def sdkAsyncClient(): KinesisAsyncClient =
+    KinesisAsyncClient
+      .builder()
+      .httpClientBuilder(NettyNioAsyncHttpClient.builder().protocol(Protocol.HTTP2).maxConcurrency(1024))
+      .region(Region.US_EAST_1)
+      .endpointOverride(URI.create(endpoint))
+      .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create("bench", "bench")))
+      .overrideConfiguration(o => o.retryStrategy(s => s.maxAttempts(1)))
+      .build()
+
   /** Adds a stream, ACTIVE at once, and returns it. */
   def create(spec: StreamSpec): SyntheticStream = {
     val stream = new SyntheticStream(spec, System.currentTimeMillis())
@@ -62,55 +96,150 @@ final class SyntheticKinesis private (server: HttpServer, pool: ExecutorService)
   }
 
   /**
-   * How many calls of each operation were made so far, and of them (as `<operation> throttled` or `<operation>
-   * refused`) how many were turned down; `PutRecords records throttled` counts the records of PutRecords
-   * calls turned down one by one.
+   * How many calls of each operation were made so far, and of them (as `<operation> throttled`, `<operation>
+   * refused`, or in an outage or by a failure of its own `<operation> unavailable`) how many were turned
+   * down; `PutRecords records throttled` counts the records of PutRecords calls turned down one by one.
+   * SubscribeToShard counts subscriptions asked for.
    */
   def callCounts: Map[String, Long] = calls.asScala.map { case (k, v) => k -> v.get }.toMap
 
-  override def close(): Unit = {
-    server.stop(0)
-    pool.shutdownNow()
+  /** The stream of that name (to reshard it, or read what it holds). */
+  def stream(name: String): SyntheticStream = streamNamed(name)
+
+  /** Splits an open shard of a stream at the middle of its hash key range; returns the two children's ids. */
+  def split(stream: String, shardId: String): Seq[String] = {
+    val s = streamNamed(stream)
+    s.split(shardOf(s, shardId)).map(_.id)
   }
 
-  private[synthetic] def handle(exchange: HttpExchange): Unit =
-    try {
-      val body = exchange.getRequestBody.readAllBytes()
-      val operation = Option(exchange.getRequestHeaders.getFirst("X-Amz-Target")).map(_.split('.').last)
-      val answer =
-        try {
-          val request = Cbor.read(body)
-          operation match {
-            case Some("GetRecords") => getRecords(request)
-            case Some("GetShardIterator") => getShardIterator(request)
-            case Some("ListShards") => listShards(request)
-            case Some("DescribeStreamSummary") => describeStreamSummary(request)
-            case Some("PutRecords") => putRecords(request)
-            case Some("PutRecord") => putRecord(request)
-            case other => throw Refusal("UnknownOperationException", s"the synthetic Kinesis does not serve $other")
+  /** Merges two open shards of a stream whose hash key ranges are adjacent; returns the child's id. */
+  def merge(stream: String, shardId: String, adjacentShardId: String): String = {
+    val s = streamNamed(stream)
+    s.merge(shardOf(s, shardId), shardOf(s, adjacentShardId)).id
+  }
+
+  /** Registers an enhanced fan-out consumer of a stream, as RegisterStreamConsumer does, and returns its ARN. */
+  def registerConsumer(stream: String, consumerName: String): String =
+    streamNamed(stream).consumers
+      .register(consumerName, System.currentTimeMillis(), consumerDelayMs)
+      .getOrElse(throw new IllegalArgumentException(s"consumer $consumerName of $stream exists"))
+      .arn
+
+  /**
+   * Deregisters a consumer of a stream, as DeregisterStreamConsumer does: it is DELETING, its open
+   * subscriptions end with ResourceNotFoundException, and new ones are refused. False if it had none of
+   * that name.
+   */
+  def deregisterConsumer(stream: String, consumerName: String): Boolean =
+    streamNamed(stream).consumers.named(consumerName, System.currentTimeMillis()).exists(consumerCalls.deregistered)
+
+  /** How many SubscribeToShard subscriptions are open now. */
+  def openSubscriptions: Int = subscriptions.count
+
+  /**
+   * Starts or ends an outage. While it lasts, by default ([[Outage.Unreachable]]) the endpoint is gone as a
+   * host that died is: its port refuses connections, and the connections open when it began are closed (so
+   * are the subscriptions over them, which the client sees fail). This is what the connector's outage path is
+   * for (every call fails as `Unreachable`, a transient failure: `outageTimeout` runs, `KinesisHealth` reports
+   * it, reads retry), and the SDK meets it at once rather than after its timeouts. [[Outage.Failing]] keeps
+   * the port and answers every call 503 ServiceUnavailable (which the SDK retries before giving up), as a
+   * Kinesis that fails its calls; open subscriptions are cut there too. Ending the outage listens again on the
+   * same port; the streams keep what they had, and records written meanwhile are none.
+   */
+  def outage(on: Boolean, answer: Outage = Outage.Unreachable): Unit = synchronized {
+    if (on && outageAnswer.isEmpty) {
+      outageAnswer = Some(answer)
+      server.unbind()
+      subscriptions.cutAll()
+      if (answer == Outage.Failing) server.bind()
+    } else if (!on && outageAnswer.isDefined) {
+      outageAnswer = None
+      server.bind()
+    }
+  }
+
+  /** Runs `body` during an outage ([[outage]]), which ends with it. */
+  def during[T](answer: Outage = Outage.Unreachable)(body: => T): T = {
+    outage(on = true, answer)
+    try body
+    finally outage(on = false)
+  }
+
+  override def close(): Unit = {
+    server.close()
+    subscriptions.close()
+    pool.shutdownNow()
+    ()
+  }
+
+  /** A request, on the server's event loop: answered on the pool, as building an answer may take a while. */
+  private def serve(headers: HttpHeaders, body: Array[Byte], exchange: SyntheticServer.Exchange): Unit = {
+    val operation = Option(headers.get("X-Amz-Target")).map(_.split('.').last)
+    implicit val wire: Wire = Wire.of(Option(headers.get("Content-Type")))
+    pool.execute { () =>
+      try {
+        val answer =
+          try {
+            operation.foreach(count(_))
+            if (outageAnswer.contains(Outage.Failing))
+              throw Refusal("ServiceUnavailableException", "Kinesis is unavailable (a synthetic outage)", status = 503)
+            val request = wire.read(body)
+            operation match {
+              case Some("SubscribeToShard") => consumerCalls.subscribe(request, exchange)
+              case Some(other) => Some(call(other, request))
+              case None => throw Refusal("UnknownOperationException", "a request without X-Amz-Target")
+            }
+          } catch {
+            case NonFatal(e) =>
+              // A bug of the endpoint's shows as what Kinesis answers to one of its own: a 500.
+              val r = e match {
+                case refusal: Refusal => refusal
+                case other => Refusal("InternalFailure", s"the synthetic Kinesis failed: $other", status = 500)
+              }
+              val outcome = if (r.code == Throttled) "throttled" else if (r.status >= 500) "unavailable" else "refused"
+              count(s"${operation.getOrElse("?")} $outcome")
+              Some(
+                Answer(
+                  Some(r.code),
+                  wire.write()(g => { field(g, "__type", r.code); field(g, "message", r.getMessage) }),
+                  r.status))
           }
-        } catch {
-          case r: Refusal =>
-            count(s"${operation.getOrElse("?")} ${if (r.code == Throttled) "throttled" else "refused"}")
-            Answer(Some(r.code), Cbor.write()(g => { field(g, "__type", r.code); field(g, "message", r.getMessage) }))
+        answer.foreach { a =>
+          exchange.answer(
+            a.status,
+            Seq("Content-Type" -> wire.contentType) ++ a.errorType.map("x-amzn-ErrorType" -> _),
+            a.body)
         }
-      operation.foreach(count(_))
-      val headers = exchange.getResponseHeaders
-      headers.set("Content-Type", Cbor.ContentType)
-      answer.errorType.foreach(headers.set("x-amzn-ErrorType", _))
-      exchange.sendResponseHeaders(answer.status, answer.body.length.toLong)
-      exchange.getResponseBody.write(answer.body)
-    } catch {
-      case NonFatal(_) => () // the client went away
-    } finally exchange.close()
+      } catch {
+        case NonFatal(_) => () // the client went away
+      }
+    }
+  }
+
+  private def call(operation: String, request: Map[String, Any])(implicit wire: Wire): Answer = operation match {
+    case "GetRecords" => getRecords(request)
+    case "GetShardIterator" => getShardIterator(request)
+    case "ListShards" => listShards(request)
+    case "DescribeStreamSummary" => describeStreamSummary(request)
+    case "PutRecords" => putRecords(request)
+    case "PutRecord" => putRecord(request)
+    case "SplitShard" => splitShard(request)
+    case "MergeShards" => mergeShards(request)
+    case "UpdateShardCount" => updateShardCount(request)
+    case "RegisterStreamConsumer" => consumerCalls.register(request)
+    case "DescribeStreamConsumer" => consumerCalls.describe(request)
+    case "ListStreamConsumers" => consumerCalls.list(request)
+    case "DeregisterStreamConsumer" => consumerCalls.deregister(request)
+    case other => throw Refusal("UnknownOperationException", s"the synthetic Kinesis does not serve $other")
+  }
 
   private def count(what: String, n: Long = 1): Unit = calls.computeIfAbsent(what, _ => new AtomicLong()).addAndGet(n)
 
   // ---- operations ----
 
-  private def describeStreamSummary(request: Map[String, Any]): Answer = {
+  private def describeStreamSummary(request: Map[String, Any])(implicit wire: Wire): Answer = {
     val stream = streamOf(request)
-    ok(Cbor.write() { g =>
+    ok(wire.write() { g =>
       g.writeFieldName("StreamDescriptionSummary")
       g.writeStartObject()
       field(g, "StreamName", stream.spec.name)
@@ -121,18 +250,18 @@ final class SyntheticKinesis private (server: HttpServer, pool: ExecutorService)
       field(g, "StreamMode", "PROVISIONED")
       g.writeEndObject()
       g.writeNumberField("RetentionPeriodHours", 24)
-      g.writeNumberField("StreamCreationTimestamp", stream.createdAtMs)
+      wire.timestamp(g, "StreamCreationTimestamp", stream.createdAtMs)
       g.writeFieldName("EnhancedMonitoring")
       g.writeStartArray()
       g.writeEndArray()
       field(g, "EncryptionType", "NONE")
-      g.writeNumberField("OpenShardCount", stream.shards.size)
-      g.writeNumberField("ConsumerCount", 0)
+      g.writeNumberField("OpenShardCount", stream.openShards.size)
+      g.writeNumberField("ConsumerCount", stream.consumers.list(System.currentTimeMillis()).size)
       g.writeEndObject()
     })
   }
 
-  private def listShards(request: Map[String, Any]): Answer = {
+  private def listShards(request: Map[String, Any])(implicit wire: Wire): Answer = {
     val (stream, from) = request.get("NextToken") match {
       case Some(token: String) =>
         token.split('|') match {
@@ -143,20 +272,19 @@ final class SyntheticKinesis private (server: HttpServer, pool: ExecutorService)
     }
     val page = request.get("MaxResults").map(_.asInstanceOf[Long].toInt).getOrElse(1000).min(10000)
     val shards = stream.shards.slice(from, from + page)
-    ok(Cbor.write(shards.size * 200) { g =>
+    ok(wire.write(shards.size * 200) { g =>
       g.writeFieldName("Shards")
       g.writeStartArray()
       shards.foreach { shard =>
         g.writeStartObject()
         field(g, "ShardId", shard.id)
-        g.writeFieldName("HashKeyRange")
-        g.writeStartObject()
-        field(g, "StartingHashKey", shard.hashKeys._1.toString)
-        field(g, "EndingHashKey", shard.hashKeys._2.toString)
-        g.writeEndObject()
+        shard.parents.headOption.foreach(p => field(g, "ParentShardId", p.id))
+        shard.parents.drop(1).foreach(p => field(g, "AdjacentParentShardId", p.id))
+        ShardAnswers.writeHashKeyRange(g, shard)
         g.writeFieldName("SequenceNumberRange")
         g.writeStartObject()
         field(g, "StartingSequenceNumber", shard.startingSequenceNumber)
+        shard.endingSequenceNumber.foreach(field(g, "EndingSequenceNumber", _))
         g.writeEndObject()
         g.writeEndObject()
       }
@@ -165,34 +293,20 @@ final class SyntheticKinesis private (server: HttpServer, pool: ExecutorService)
     })
   }
 
-  private def getShardIterator(request: Map[String, Any]): Answer = {
+  private def getShardIterator(request: Map[String, Any])(implicit wire: Wire): Answer = {
     val stream = streamOf(request)
     val shard = shardOf(stream, text(request, "ShardId"))
     if (!shard.limits.forall(_.admitGetShardIterator()))
       throw Refusal(Throttled, s"Rate exceeded for shard ${shard.id} in stream ${stream.spec.name}")
-    def sequenceNumber = {
-      val named = text(request, "StartingSequenceNumber")
-      shard.recordOf(named).filter(_ <= shard.end).getOrElse {
-        throw Refusal("InvalidArgumentException", s"StartingSequenceNumber $named is not of shard ${shard.id}")
-      }
-    }
     val position = text(request, "ShardIteratorType") match {
-      case "TRIM_HORIZON" => 0L
-      case "LATEST" => shard.end
-      case "AT_SEQUENCE_NUMBER" => sequenceNumber
-      case "AFTER_SEQUENCE_NUMBER" => sequenceNumber + 1
-      case "AT_TIMESTAMP" =>
-        request.get("Timestamp") match {
-          case Some(ms: Long) => shard.firstArrivedAtOrAfter(ms)
-          case Some(seconds: Double) => shard.firstArrivedAtOrAfter((seconds * 1000).toLong)
-          case _ => throw Refusal("InvalidArgumentException", "AT_TIMESTAMP needs a Timestamp")
-        }
-      case other => throw Refusal("InvalidArgumentException", s"ShardIteratorType $other")
+      case "AT_SEQUENCE_NUMBER" => recordNamed(shard, text(request, "StartingSequenceNumber"))
+      case "AFTER_SEQUENCE_NUMBER" => recordNamed(shard, text(request, "StartingSequenceNumber")) + 1
+      case _ => startOf(shard, request)
     }
-    ok(Cbor.write()(g => field(g, "ShardIterator", iterator(shard, position))))
+    ok(wire.write()(g => field(g, "ShardIterator", iterator(shard, position))))
   }
 
-  private def getRecords(request: Map[String, Any]): Answer = {
+  private def getRecords(request: Map[String, Any])(implicit wire: Wire): Answer = {
     val (shard, from) = text(request, "ShardIterator").split('|') match {
       case Array("synthetic", name, shardIndex, position) =>
         (streamNamed(name).shards(shardIndex.toInt), position.toLong)
@@ -201,37 +315,21 @@ final class SyntheticKinesis private (server: HttpServer, pool: ExecutorService)
     if (!shard.limits.forall(_.admitGetRecords()))
       throw Refusal(Throttled, s"Rate exceeded for shard ${shard.id} in stream ${shard.stream.spec.name}")
     val limit = request.get("Limit").map(_.asInstanceOf[Long]).getOrElse(10000L).min(10000L)
+    val closed = shard.isClosed // read before the end: a closed shard's end is final
     val end = shard.end
-    var until = from
-    var bytes = 0L
-    while (until < end && until - from < limit && bytes < MaxGetRecordsBytes) {
-      bytes += shard.dataBytes(until)
-      until += 1
-    }
-    if (bytes > MaxGetRecordsBytes) { until -= 1; bytes -= shard.dataBytes(until) }
+    val (until, bytes) = ShardAnswers.until(shard, from, end, limit, MaxGetRecordsBytes)
     shard.limits.foreach(_.chargeRead(bytes))
     val now = System.currentTimeMillis()
-    ok(Cbor.write((bytes + (until - from) * 120 + 200).toInt) { g =>
-      g.writeFieldName("Records")
-      g.writeStartArray()
-      var n = from
-      shard.foreachRecord(from, until) { (data, partitionKey, arrivalMs) =>
-        g.writeStartObject()
-        field(g, "SequenceNumber", shard.sequenceNumber(n))
-        g.writeNumberField("ApproximateArrivalTimestamp", arrivalMs)
-        g.writeFieldName("Data")
-        g.writeBinary(data)
-        field(g, "PartitionKey", partitionKey)
-        g.writeEndObject()
-        n += 1
-      }
-      g.writeEndArray()
-      field(g, "NextShardIterator", iterator(shard, until))
-      g.writeNumberField("MillisBehindLatest", if (until >= end) 0L else math.max(0L, now - shard.arrivalMs(until)))
+    ok(wire.write((bytes + (until - from) * 120 + 200).toInt) { g =>
+      ShardAnswers.writeRecords(g, wire, shard, from, until)
+      // A closed shard read to its end has no next iterator, but the shards that follow it.
+      if (closed && until == end) ShardAnswers.writeChildShards(g, shard)
+      else field(g, "NextShardIterator", iterator(shard, until))
+      g.writeNumberField("MillisBehindLatest", ShardAnswers.millisBehind(shard, until, end, now))
     })
   }
 
-  private def putRecords(request: Map[String, Any]): Answer = {
+  private def putRecords(request: Map[String, Any])(implicit wire: Wire): Answer = {
     val stream = streamOf(request)
     val entries = request.get("Records") match {
       case Some(records: Seq[Any] @unchecked) => records.map(_.asInstanceOf[Map[String, Any]])
@@ -241,7 +339,7 @@ final class SyntheticKinesis private (server: HttpServer, pool: ExecutorService)
     val results = entries.map(entry => put(stream, entry, now))
     val throttled = results.count(_.isLeft)
     if (throttled > 0) count("PutRecords records throttled", throttled.toLong)
-    ok(Cbor.write(entries.size * 100) { g =>
+    ok(wire.write(entries.size * 100) { g =>
       g.writeNumberField("FailedRecordCount", results.count(_.isLeft))
       g.writeFieldName("Records")
       g.writeStartArray()
@@ -262,10 +360,10 @@ final class SyntheticKinesis private (server: HttpServer, pool: ExecutorService)
     })
   }
 
-  private def putRecord(request: Map[String, Any]): Answer =
+  private def putRecord(request: Map[String, Any])(implicit wire: Wire): Answer =
     put(streamOf(request), request, System.currentTimeMillis()) match {
       case Right((shardId, sequenceNumber)) =>
-        ok(Cbor.write() { g =>
+        ok(wire.write() { g =>
           field(g, "ShardId", shardId)
           field(g, "SequenceNumber", sequenceNumber)
           field(g, "EncryptionType", "NONE")
@@ -277,6 +375,7 @@ final class SyntheticKinesis private (server: HttpServer, pool: ExecutorService)
   private def put(stream: SyntheticStream, entry: Map[String, Any], nowMs: Long): Either[Refusal, (String, String)] = {
     val data = entry.get("Data") match {
       case Some(bytes: Array[Byte]) => bytes
+      case Some(base64: String) => java.util.Base64.getDecoder.decode(base64) // JSON's blobs
       case _ => throw Refusal("InvalidArgumentException", "a record needs Data")
     }
     val partitionKey = text(entry, "PartitionKey")
@@ -284,11 +383,51 @@ final class SyntheticKinesis private (server: HttpServer, pool: ExecutorService)
       case Some(key: String) => BigInt(key)
       case _ => BigInt(1, MessageDigest.getInstance("MD5").digest(partitionKey.getBytes(UTF_8)))
     }
-    val shard = stream.shardFor(hashKey)
     val size = data.length.toLong + partitionKey.getBytes(UTF_8).length
-    if (!shard.limits.forall(_.admitWrite(size)))
-      Left(Refusal(Throttled, s"Rate exceeded for shard ${shard.id} in stream ${stream.spec.name}"))
-    else Right((shard.id, shard.append(data, partitionKey, nowMs)))
+    var written: Option[Either[Refusal, (String, String)]] = None
+    while (written.isEmpty) { // a shard closed by a split or merge meanwhile: its child owns the key now
+      val shard = stream.shardFor(hashKey)
+      if (!shard.limits.forall(_.admitWrite(size)))
+        written = Some(Left(Refusal(Throttled, s"Rate exceeded for shard ${shard.id} in stream ${stream.spec.name}")))
+      else written = shard.append(data, partitionKey, nowMs).map(seq => Right((shard.id, seq)))
+    }
+    written.get
+  }
+
+  private def splitShard(request: Map[String, Any])(implicit wire: Wire): Answer = {
+    val stream = streamOf(request)
+    val shard = openShardOf(stream, text(request, "ShardToSplit"))
+    val at = BigInt(text(request, "NewStartingHashKey"))
+    if (at <= shard.hashKeys._1 || at > shard.hashKeys._2)
+      throw Refusal("InvalidArgumentException", s"NewStartingHashKey $at is not inside ${shard.id}'s hash key range")
+    stream.split(shard, Some(at))
+    ok(wire.write()(_ => ()))
+  }
+
+  private def mergeShards(request: Map[String, Any])(implicit wire: Wire): Answer = {
+    val stream = streamOf(request)
+    val shard = openShardOf(stream, text(request, "ShardToMerge"))
+    val adjacent = openShardOf(stream, text(request, "AdjacentShardToMerge"))
+    if (shard.hashKeys._2 + 1 != adjacent.hashKeys._1 && adjacent.hashKeys._2 + 1 != shard.hashKeys._1)
+      throw Refusal("InvalidArgumentException", s"Shards ${shard.id} and ${adjacent.id} are not adjacent")
+    stream.merge(shard, adjacent)
+    ok(wire.write()(_ => ()))
+  }
+  private def updateShardCount(request: Map[String, Any])(implicit wire: Wire): Answer = {
+    val stream = streamOf(request)
+    val current = stream.openShards.size
+    val target = request.get("TargetShardCount") match {
+      case Some(n: Long) if n >= (current + 1) / 2 && n <= current * 2 => n.toInt
+      case other =>
+        throw Refusal("InvalidArgumentException", s"TargetShardCount $other: from half to double $current")
+    }
+    stream.updateShardCount(target)
+    ok(wire.write() { g =>
+      field(g, "StreamName", stream.spec.name)
+      field(g, "StreamARN", stream.arn)
+      g.writeNumberField("CurrentShardCount", current)
+      g.writeNumberField("TargetShardCount", target)
+    })
   }
 
   // ---- helpers ----
@@ -296,6 +435,7 @@ final class SyntheticKinesis private (server: HttpServer, pool: ExecutorService)
   private def streamNamed(name: String): SyntheticStream =
     Option(streams.get(name)).getOrElse(throw Refusal("ResourceNotFoundException", s"Stream $name not found"))
 
+  /** The stream a request names, by its name or its ARN. */
   private def streamOf(request: Map[String, Any]): SyntheticStream = request.get("StreamName") match {
     case Some(name: String) => streamNamed(name)
     case _ =>
@@ -305,22 +445,9 @@ final class SyntheticKinesis private (server: HttpServer, pool: ExecutorService)
       }
   }
 
-  private def shardOf(stream: SyntheticStream, shardId: String): SyntheticShard =
-    stream.shards
-      .find(_.id == shardId)
-      .getOrElse(throw Refusal("ResourceNotFoundException", s"Shard $shardId in stream ${stream.spec.name} not found"))
-
-  private def text(request: Map[String, Any], name: String): String = request.get(name) match {
-    case Some(value: String) => value
-    case _ => throw Refusal("InvalidArgumentException", s"$name is required")
-  }
-
   private def iterator(shard: SyntheticShard, position: Long): String =
     s"synthetic|${shard.stream.spec.name}|${shard.index}|$position"
 
-  private def field(g: CBORGenerator, name: String, value: String): Unit = g.writeStringField(name, value)
-
-  private def ok(body: Array[Byte]): Answer = Answer(None, body)
 }
 
 object SyntheticKinesis {
@@ -329,12 +456,17 @@ object SyntheticKinesis {
   /** The most record data one GetRecords answer carries, as Kinesis'. */
   val MaxGetRecordsBytes: Long = 10L * 1024 * 1024
 
-  /** A synthetic Kinesis on a free port of 127.0.0.1, serving on `threads` threads. */
-  def start(threads: Int = 32): SyntheticKinesis = {
-    // The JDK's server writes an answer's head and body apart: with Nagle's algorithm on, the body waits for
-    // the client's delayed acknowledgement of the head, 40 ms on Linux, and every call took that long.
-    System.setProperty("sun.net.httpserver.nodelay", "true")
-    val server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress, 0), 256)
+  /**
+   * A synthetic Kinesis on a free port of 127.0.0.1, answering on `threads` threads.
+   *
+   * @param consumerDelayMs        how long a consumer is CREATING after its registration, and DELETING after
+   *                               its deregistration (Kinesis: some seconds)
+   * @param subscriptionLifetimeMs how long a SubscribeToShard subscription lasts (Kinesis: five minutes)
+   */
+  def start(
+      threads: Int = 32,
+      consumerDelayMs: Long = 500,
+      subscriptionLifetimeMs: Long = 5L * 60 * 1000): SyntheticKinesis = {
     val counter = new AtomicInteger()
     val pool = Executors.newFixedThreadPool(
       threads,
@@ -346,18 +478,18 @@ object SyntheticKinesis {
         }
       }
     )
-    server.setExecutor(pool)
-    val kinesis = new SyntheticKinesis(server, pool)
-    server.createContext("/", exchange => kinesis.handle(exchange))
-    server.start()
-    kinesis
+    new SyntheticKinesis(pool, consumerDelayMs, subscriptionLifetimeMs)
   }
 
-  /** What the endpoint answers: a body, and an error's type, with which it is a 400 as Kinesis' refusals are. */
-  private final case class Answer(errorType: Option[String], body: Array[Byte]) {
-    def status: Int = if (errorType.isDefined) 400 else 200
-  }
+  /** What an [[SyntheticKinesis.outage]] answers. */
+  sealed trait Outage
 
-  /** A call Kinesis turns down, as it names the error. */
-  private final case class Refusal(code: String, message: String) extends RuntimeException(message)
+  object Outage {
+
+    /** Connections refused, and those open closed. */
+    case object Unreachable extends Outage
+
+    /** Every call answered 503 ServiceUnavailable; open subscriptions cut. */
+    case object Failing extends Outage
+  }
 }

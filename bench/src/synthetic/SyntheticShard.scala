@@ -4,20 +4,53 @@ package io.github.sparkkinesis.bench.synthetic
 import scala.collection.mutable.ArrayBuffer
 
 /**
- * One open shard of a synthetic stream. Its records are numbered from 0: first the stream's generated
- * backlog, each record the same data arrived at a time of its own over the hour before the stream was made;
- * then what PutRecords appended. A record's sequence number is its number, written so that sequence
- * numbers of one shard are 56 digits, as Kinesis', and order as their numbers. Thread-safe.
+ * One shard of a synthetic stream. Its records are numbered from 0: first the stream's generated backlog
+ * (a shard the stream was made with has one: each record the same data arrived at a time of its own over the
+ * hour before the stream was made); then what PutRecords appended. A record's sequence number is its number,
+ * written so that sequence numbers of one shard are 56 digits, as Kinesis', and order as their numbers.
+ *
+ * A shard is open until a split or merge closes it ([[close]]): it then takes no more records, and its
+ * children follow it. Thread-safe.
+ *
+ * @param parents the shards it was split or merged from: none, one (a split's, or a merge's shard to merge)
+ *                or two (and a merge's adjacent shard)
  */
-private[bench] final class SyntheticShard(val stream: SyntheticStream, val index: Int, val hashKeys: (BigInt, BigInt)) {
+private[bench] final class SyntheticShard(
+    val stream: SyntheticStream,
+    val index: Int,
+    val hashKeys: (BigInt, BigInt),
+    val parents: Seq[SyntheticShard] = Nil,
+    backlog: Long = 0) {
   import SyntheticShard._
 
   val id: String = f"shardId-$index%012d"
   val limits: Option[ShardLimits] = if (stream.spec.limits) Some(new ShardLimits()) else None
 
-  private val backlog = stream.spec.backlogPerShard
   private val appended = ArrayBuffer.empty[Appended] // guarded by this
   @volatile private var appendedCount = 0
+  @volatile private var closed = false
+  @volatile private var childShards: Seq[SyntheticShard] = Nil
+
+  /** Whether a split or merge has closed the shard: it has all the records it will ever have. */
+  def isClosed: Boolean = closed
+
+  /** The shards that follow this closed one (none while it is open). */
+  def children: Seq[SyntheticShard] = childShards
+
+  /** Closes the shard, which `next` follow: what is appended from now on goes to them. */
+  def close(next: Seq[SyntheticShard]): Unit = synchronized {
+    childShards = next
+    closed = true
+  }
+
+  /**
+   * The sequence number Kinesis gives a closed shard as the end of its range: above every record of it, and
+   * no record's.
+   */
+  def endingSequenceNumber: Option[String] = if (closed) Some(sequenceNumber(end)) else None
+
+  /** Whether `hashKey` is in the shard's range. */
+  def owns(hashKey: BigInt): Boolean = hashKey >= hashKeys._1 && hashKey <= hashKeys._2
 
   def sequenceNumber(record: Long): String = {
     // Built by hand: a formatter per record would cost the benchmarks' readers a good share of the CPU.
@@ -74,11 +107,14 @@ private[bench] final class SyntheticShard(val stream: SyntheticStream, val index
   def dataBytes(n: Long): Int =
     if (n < backlog) stream.generatedData.length else synchronized(appended((n - backlog).toInt).data.length)
 
-  /** Appends a written record and returns its sequence number. */
-  def append(data: Array[Byte], partitionKey: String, nowMs: Long): String = synchronized {
-    appended += Appended(data, partitionKey, nowMs)
-    appendedCount += 1
-    sequenceNumber(backlog + appendedCount - 1)
+  /** Appends a written record and returns its sequence number, or None if the shard was closed meanwhile. */
+  def append(data: Array[Byte], partitionKey: String, nowMs: Long): Option[String] = synchronized {
+    if (closed) None
+    else {
+      appended += Appended(data, partitionKey, nowMs)
+      appendedCount += 1
+      Some(sequenceNumber(backlog + appendedCount - 1))
+    }
   }
 }
 

@@ -26,7 +26,11 @@ private[bench] final case class StreamSpec(
   require(aggregated >= 1, "aggregated is the number of user records in each Kinesis record, at least 1")
 }
 
-/** A stream of the synthetic Kinesis: its shards and what every generated record of it looks like. */
+/**
+ * A stream of the synthetic Kinesis: its shards, open and closed, what every generated record of it looks
+ * like, and its enhanced fan-out consumers. Resharding is at once, as if Kinesis' UPDATING took no time: a
+ * split or merge closes its parents and opens their children in one step. Thread-safe.
+ */
 private[bench] final class SyntheticStream(val spec: StreamSpec, val createdAtMs: Long) {
   val arn = s"arn:aws:kinesis:us-east-1:000000000000:stream/${spec.name}"
 
@@ -38,17 +42,86 @@ private[bench] final class SyntheticStream(val spec: StreamSpec, val createdAtMs
         (0 until spec.aggregated).map(i => UserRecord(s"user-key-$i", None, payload(spec.recordBytes))))
   val generatedKey = "generated"
 
-  val shards: IndexedSeq[SyntheticShard] = {
+  /** The stream's consumers, registered through the API or by a benchmark. */
+  val consumers = new SyntheticConsumers(this)
+
+  /** Every shard the stream ever had, by index (a shard's index is its place here); written under the lock. */
+  @volatile private var all: Vector[SyntheticShard] = {
     val width = SyntheticStream.HashKeys / spec.shards
-    (0 until spec.shards).map { i =>
+    (0 until spec.shards).toVector.map { i =>
       val end = if (i == spec.shards - 1) SyntheticStream.HashKeys - 1 else width * (i + 1) - 1
-      new SyntheticShard(this, i, (width * i, end))
+      new SyntheticShard(this, i, (width * i, end), backlog = spec.backlogPerShard)
     }
   }
 
-  /** The shard whose hash key range holds `hashKey`. */
-  def shardFor(hashKey: BigInt): SyntheticShard =
-    shards((hashKey / (SyntheticStream.HashKeys / spec.shards)).min(BigInt(spec.shards - 1)).toInt)
+  /** The open shards, by their hash key ranges; None while they are the stream's first ones, evenly spread. */
+  @volatile private var resharded: Option[Vector[SyntheticShard]] = None
+
+  /** Every shard, open and closed, in the order they were made (as ListShards lists them). */
+  def shards: IndexedSeq[SyntheticShard] = all
+
+  /** The shards that take records now. */
+  def openShards: IndexedSeq[SyntheticShard] = resharded.getOrElse(all)
+
+  /** The open shard whose hash key range holds `hashKey`. */
+  def shardFor(hashKey: BigInt): SyntheticShard = resharded match {
+    case None => all((hashKey / (SyntheticStream.HashKeys / spec.shards)).min(BigInt(spec.shards - 1)).toInt)
+    case Some(open) =>
+      var (low, high) = (0, open.size - 1) // binary search: open ranges are sorted and cover every key
+      while (low < high) {
+        val mid = (low + high + 1) >>> 1
+        if (open(mid).hashKeys._1 <= hashKey) low = mid else high = mid - 1
+      }
+      open(low)
+  }
+
+  /**
+   * Splits an open shard at `newStartingHashKey` (by default the middle of its range) into two children,
+   * the first below that key, the second from it; returns them.
+   */
+  def split(shard: SyntheticShard, newStartingHashKey: Option[BigInt] = None): Seq[SyntheticShard] = synchronized {
+    require(!shard.isClosed && (shard.stream eq this), s"${shard.id} is not an open shard of ${spec.name}")
+    val (first, last) = shard.hashKeys
+    val at = newStartingHashKey.getOrElse((first + last + 1) / 2)
+    require(at > first && at <= last, s"the new starting hash key $at is not inside ${shard.id}'s range")
+    reshard(Seq(shard), Seq((first, at - 1), (at, last)))
+  }
+
+  /** Merges two open shards whose hash key ranges are adjacent into one, and returns it. */
+  def merge(shard: SyntheticShard, adjacent: SyntheticShard): SyntheticShard = synchronized {
+    require(
+      Seq(shard, adjacent).forall(s => !s.isClosed && (s.stream eq this)),
+      s"${shard.id} and ${adjacent.id} are not open shards of ${spec.name}")
+    val Seq(low, high) = Seq(shard, adjacent).sortBy(_.hashKeys._1)
+    require(low.hashKeys._2 + 1 == high.hashKeys._1, s"${shard.id} and ${adjacent.id} are not adjacent")
+    reshard(Seq(shard, adjacent), Seq((low.hashKeys._1, high.hashKeys._2))).head
+  }
+
+  /**
+   * Brings the open shards to `target`, from half to double their number, as UpdateShardCount's uniform
+   * scaling: splits, each of the widest open shard at its middle, or merges, each of the narrowest pair of
+   * adjacent open shards, so that every child has one or two parents as after any split or merge.
+   */
+  def updateShardCount(target: Int): Unit = synchronized {
+    val current = openShards.size
+    require(target >= (current + 1) / 2 && target <= current * 2, s"$target shards: from half to double $current")
+    def width(s: SyntheticShard) = s.hashKeys._2 - s.hashKeys._1
+    while (openShards.size < target) split(openShards.maxBy(width))
+    while (openShards.size > target) {
+      val (low, high) = openShards.zip(openShards.tail).minBy { case (a, b) => width(a) + width(b) }
+      merge(low, high)
+    }
+  }
+
+  /** Closes `parents` and opens a child for each of `ranges`. Called under the lock. */
+  private def reshard(parents: Seq[SyntheticShard], ranges: Seq[(BigInt, BigInt)]): Seq[SyntheticShard] = {
+    val children = ranges.zipWithIndex.map { case (range, i) => new SyntheticShard(this, all.size + i, range, parents) }
+    val open = (openShards.filterNot(parents.contains) ++ children).sortBy(_.hashKeys._1).toVector
+    parents.foreach(_.close(children)) // writes to them wait (SyntheticKinesis retries them) for the children
+    all = all ++ children
+    resharded = Some(open)
+    children
+  }
 
   private def payload(bytes: Int): Array[Byte] = {
     val text = "synthetic kinesis record " * (bytes / 25 + 1)
