@@ -4,7 +4,7 @@ package io.github.sparkkinesis.reading
 import io.github.sparkkinesis.client.{IteratorStart, KinesisApi, KinesisApiException}
 import io.github.sparkkinesis.config.ReadConfig
 import io.github.sparkkinesis.offsets.ShardKey
-import io.github.sparkkinesis.util.Clock
+import io.github.sparkkinesis.util.{Backoff, Clock}
 import org.slf4j.LoggerFactory
 
 /**
@@ -16,8 +16,12 @@ import org.slf4j.LoggerFactory
  *  - a quiet shard, whose calls find nothing new at its tip, is called less often: from the second such
  *    call in a row each doubles the pause, up to `quietPeriodMs`; any record ends it. A thread that reads
  *    many shards so spends its calls where records are (see `prefetch.PrefetchTask` for the bound it sets);
- *  - when throttled, half as many records per call and a five-second pause; the size doubles back with each
- *    call that succeeds.
+ *  - when throttled, half as many records per call and a pause of five seconds made uneven
+ *    (`util.Backoff.jittered`: 2.5 to 5 s), so that the readers of a shard throttled together come back
+ *    apart; the size doubles back with each call that succeeds. The first throttled call of a shard is
+ *    logged at WARN, then at most one a minute, with the count in between ([[ThrottleLog]]); the others
+ *    at DEBUG. This pacing is the only backoff on throttling: the AWS SDK does not retry GetRecords'
+ *    throttling answers (see `client.KinesisClientFactory`).
  *
  * An iterator that expired is opened again at `resumeAt`.
  */
@@ -27,7 +31,8 @@ private[reading] final class PolledReads(
     config: ReadConfig,
     start: FetchCursor,
     clock: Clock,
-    quietPeriodMs: Long = 0L)
+    quietPeriodMs: Long = 0L,
+    throttleLog: ThrottleLog = ThrottleLog.shared)
     extends ShardReads {
   import PolledReads._
 
@@ -91,8 +96,17 @@ private[reading] final class PolledReads(
         ReadStep.Nothing
       case e: KinesisApiException.Throttled =>
         recordsPerCall = math.max(1, recordsPerCall / 2)
-        notBefore = startedAt + ThrottlePauseMs
-        log.warn(s"Hit rate limit. Sleeping for 5 seconds. ($key; next calls ask for $recordsPerCall records)")
+        val pause = Backoff.jittered(ThrottlePauseMs)
+        notBefore = startedAt + pause
+        def detail = s"$key; next calls ask for $recordsPerCall records"
+        throttleLog.throttled(key, startedAt) match {
+          case Some(unwarned) =>
+            val since = if (unwarned == 0) "" else s"; $unwarned throttled calls of the shard since the last warning"
+            log.warn(
+              s"Hit rate limit. Sleeping for $pause ms. ($detail$since; more throttling of this shard within a " +
+                "minute is logged at DEBUG)")
+          case None => log.debug(s"Hit rate limit. Sleeping for $pause ms. ($detail)")
+        }
         ReadStep.Throttled(e)
     }
   }
