@@ -18,9 +18,9 @@ import org.slf4j.LoggerFactory
  *    many shards so spends its calls where records are (see `prefetch.PrefetchTask` for the bound it sets);
  *  - when throttled, half as many records per call and a pause of five seconds made uneven
  *    (`util.Backoff.jittered`: 2.5 to 5 s), so that the readers of a shard throttled together come back
- *    apart; the size doubles back with each call that succeeds. The first throttled call of a shard is
- *    logged at WARN, then at most one a minute, with the count in between ([[ThrottleLog]]); the others
- *    at DEBUG. This pacing is the only backoff on throttling: the AWS SDK does not retry GetRecords'
+ *    apart; the size doubles back with each call that succeeds. A shard's throttling is logged at WARN
+ *    when it starts, then summed up at INFO at most once a minute while it goes on ([[ThrottleLog]]); each
+ *    other throttled call at DEBUG. This pacing is the only backoff on throttling: the AWS SDK does not retry GetRecords'
  *    throttling answers (see `client.KinesisClientFactory`).
  *
  * An iterator that expired is opened again at `resumeAt`.
@@ -100,12 +100,13 @@ private[reading] final class PolledReads(
         notBefore = startedAt + pause
         def detail = s"$key; next calls ask for $recordsPerCall records"
         throttleLog.throttled(key, startedAt) match {
-          case Some(unwarned) =>
-            val since = if (unwarned == 0) "" else s"; $unwarned throttled calls of the shard since the last warning"
+          case ThrottleLog.Starts =>
             log.warn(
-              s"Hit rate limit. Sleeping for $pause ms. ($detail$since; more throttling of this shard within a " +
-                "minute is logged at DEBUG)")
-          case None => log.debug(s"Hit rate limit. Sleeping for $pause ms. ($detail)")
+              s"Hit rate limit. Sleeping for $pause ms. ($detail; while the shard stays throttled, a summary " +
+                "follows at INFO at most once a minute)")
+          case ThrottleLog.GoesOn(calls, overMs) =>
+            log.info(s"Hit rate limit: $calls throttled calls of $key in the last ${overMs / 1000} s ($detail)")
+          case ThrottleLog.Quiet => log.debug(s"Hit rate limit. Sleeping for $pause ms. ($detail)")
         }
         ReadStep.Throttled(e)
     }
