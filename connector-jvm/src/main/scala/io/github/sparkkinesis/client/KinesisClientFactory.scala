@@ -17,8 +17,16 @@ import software.amazon.awssdk.services.kinesis.{KinesisAsyncClient, KinesisClien
 
 /**
  * Builds AWS clients. HTTP clients are built here explicitly, never found by the SDK's service loading, so
- * that the shaded connector jar works whatever else is on the classpath. The synchronous client counts AWS'
+ * that the shaded connector jar works whatever else is on the classpath. The synchronous clients count AWS'
  * throttling answers, attempt by attempt, for the callers that keep a count ([[RateLimitCounting]]).
+ *
+ * Who backs off when Kinesis throttles: for GetRecords, the connector alone. Its calls go through a client
+ * of their own ([[GetRecordsRetries]]) whose SDK retries network failures and 5xx answers but never a
+ * throttling answer, which reaches the reader at once: the reader's pacing (a rest, fewer records a call)
+ * is the one backoff, and the calls it makes are the calls Kinesis sees. The other calls (ListShards,
+ * GetShardIterator, DescribeStreamSummary, the consumer calls, PutRecords) keep the SDK's default retries,
+ * throttling included: they are few, made once a batch or a shard opening, by callers without a pace of
+ * their own, and a retry a few hundred milliseconds later is what they need.
  */
 private[sparkkinesis] object KinesisClientFactory {
 
@@ -38,15 +46,27 @@ private[sparkkinesis] object KinesisClientFactory {
       .connectionTimeout(Duration.ofSeconds(5))
       .socketTimeout(Duration.ofSeconds(30))
       .build()
-    val builder = KinesisClient
-      .builder()
-      .httpClient(http)
-      .region(Region.of(aws.region))
-      .credentialsProvider(Credentials.provider(aws.credentials))
-      .overrideConfiguration(
-        overrides(userAgent).addExecutionInterceptor(RateLimitCounting).apiCallTimeout(Duration.ofMinutes(2)).build())
-    aws.endpoint.foreach(e => builder.endpointOverride(URI.create(e)))
-    new SdkKinesisApi(builder.build(), http, () => createAsync(aws, userAgent), aws.describeTarget, aws.streamArns)
+    // Both share the HTTP client (its connections), which the SdkKinesisApi closes after them.
+    def client(configure: ClientOverrideConfiguration.Builder => ClientOverrideConfiguration.Builder) = {
+      val builder = KinesisClient
+        .builder()
+        .httpClient(http)
+        .region(Region.of(aws.region))
+        .credentialsProvider(Credentials.provider(aws.credentials))
+        .overrideConfiguration(
+          configure(
+            overrides(userAgent).addExecutionInterceptor(RateLimitCounting).apiCallTimeout(Duration.ofMinutes(2))
+          ).build())
+      aws.endpoint.foreach(e => builder.endpointOverride(URI.create(e)))
+      builder.build()
+    }
+    new SdkKinesisApi(
+      client(identity),
+      client(_.retryStrategy(GetRecordsRetries.strategy)),
+      http,
+      () => createAsync(aws, userAgent),
+      aws.describeTarget,
+      aws.streamArns)
   }
 
   /** What both clients set: the user agent's suffix, which names what they are for. */

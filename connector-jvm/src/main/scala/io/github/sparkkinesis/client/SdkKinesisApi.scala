@@ -56,13 +56,18 @@ private[sparkkinesis] final class SdkKinesisApi private (
     extends KinesisApi {
   import SdkKinesisApi._
 
+  /**
+   * @param client     every synchronous call but GetRecords
+   * @param getRecords GetRecords, whose throttling answers its SDK does not retry (see [[KinesisClientFactory]])
+   */
   def this(
       client: KinesisClient,
+      getRecords: KinesisClient,
       http: SdkHttpClient,
       newAsyncClient: () => KinesisAsyncClient,
       target: String,
-      streamArns: Map[String, String] = Map.empty) =
-    this(new SdkKinesisApi.Clients(client, http, newAsyncClient), target, None, streamArns)
+      streamArns: Map[String, String]) =
+    this(new SdkKinesisApi.Clients(client, getRecords, http, newAsyncClient), target, None, streamArns)
 
   private def client: KinesisClient = clients.sync
   private def asyncClient: KinesisAsyncClient = clients.async
@@ -154,7 +159,7 @@ private[sparkkinesis] final class SdkKinesisApi private (
       val request = counted(GetRecordsRequest.builder().shardIterator(iterator).limit(limit))
       // The iterator names the stream; a stream read by ARN is named by it here too, as its policy may require.
       streamArns.get(stream).foreach(request.streamARN(_))
-      val response = client.getRecords(request.build())
+      val response = clients.reads.getRecords(request.build())
       RecordBatch(
         response.records().asScala.iterator.map(recordOf).toVector,
         Option(response.nextShardIterator()),
@@ -336,8 +341,15 @@ private[sparkkinesis] final class SdkKinesisApi private (
 
 private object SdkKinesisApi {
 
-  /** The SDK clients a client and its views share; the asynchronous one built on first use. Thread-safe. */
-  final class Clients(val sync: KinesisClient, http: SdkHttpClient, newAsyncClient: () => KinesisAsyncClient) {
+  /**
+   * The SDK clients a client and its views share: `reads` for GetRecords, `sync` for the other synchronous
+   * calls, both over `http`; the asynchronous one built on first use. Thread-safe.
+   */
+  final class Clients(
+      val sync: KinesisClient,
+      val reads: KinesisClient,
+      http: SdkHttpClient,
+      newAsyncClient: () => KinesisAsyncClient) {
     @volatile private var asyncBuilt = false
     lazy val async: KinesisAsyncClient = {
       val built = newAsyncClient()
@@ -347,6 +359,7 @@ private object SdkKinesisApi {
 
     def close(): Unit = {
       sync.close()
+      reads.close()
       http.close()
       if (asyncBuilt) async.close()
     }

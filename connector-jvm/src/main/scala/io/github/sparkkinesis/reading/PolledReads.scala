@@ -4,7 +4,7 @@ package io.github.sparkkinesis.reading
 import io.github.sparkkinesis.client.{IteratorStart, KinesisApi, KinesisApiException}
 import io.github.sparkkinesis.config.ReadConfig
 import io.github.sparkkinesis.offsets.ShardKey
-import io.github.sparkkinesis.util.Clock
+import io.github.sparkkinesis.util.{Backoff, Clock}
 import org.slf4j.LoggerFactory
 
 /**
@@ -16,8 +16,12 @@ import org.slf4j.LoggerFactory
  *  - a quiet shard, whose calls find nothing new at its tip, is called less often: from the second such
  *    call in a row each doubles the pause, up to `quietPeriodMs`; any record ends it. A thread that reads
  *    many shards so spends its calls where records are (see `prefetch.PrefetchTask` for the bound it sets);
- *  - when throttled, half as many records per call and a five-second pause; the size doubles back with each
- *    call that succeeds.
+ *  - when throttled, half as many records per call and a pause of five seconds made uneven
+ *    (`util.Backoff.jittered`: 2.5 to 5 s), so that the readers of a shard throttled together come back
+ *    apart; the size doubles back with each call that succeeds. A shard's throttling is logged at WARN
+ *    when it starts, then summed up at INFO at most once a minute while it goes on ([[ThrottleLog]]); each
+ *    other throttled call at DEBUG. This pacing is the only backoff on throttling: the AWS SDK does not retry GetRecords'
+ *    throttling answers (see `client.KinesisClientFactory`).
  *
  * An iterator that expired is opened again at `resumeAt`.
  */
@@ -27,7 +31,8 @@ private[reading] final class PolledReads(
     config: ReadConfig,
     start: FetchCursor,
     clock: Clock,
-    quietPeriodMs: Long = 0L)
+    quietPeriodMs: Long = 0L,
+    throttleLog: ThrottleLog = ThrottleLog.shared)
     extends ShardReads {
   import PolledReads._
 
@@ -91,8 +96,18 @@ private[reading] final class PolledReads(
         ReadStep.Nothing
       case e: KinesisApiException.Throttled =>
         recordsPerCall = math.max(1, recordsPerCall / 2)
-        notBefore = startedAt + ThrottlePauseMs
-        log.warn(s"Hit rate limit. Sleeping for 5 seconds. ($key; next calls ask for $recordsPerCall records)")
+        val pause = Backoff.jittered(ThrottlePauseMs)
+        notBefore = startedAt + pause
+        def detail = s"$key; next calls ask for $recordsPerCall records"
+        throttleLog.throttled(key, startedAt) match {
+          case ThrottleLog.Starts =>
+            log.warn(
+              s"Hit rate limit. Sleeping for $pause ms. ($detail; while the shard stays throttled, a summary " +
+                "follows at INFO at most once a minute)")
+          case ThrottleLog.GoesOn(calls, overMs) =>
+            log.info(s"Hit rate limit: $calls throttled calls of $key in the last ${overMs / 1000} s ($detail)")
+          case ThrottleLog.Quiet => log.debug(s"Hit rate limit. Sleeping for $pause ms. ($detail)")
+        }
         ReadStep.Throttled(e)
     }
   }

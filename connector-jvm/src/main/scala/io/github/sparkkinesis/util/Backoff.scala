@@ -14,7 +14,7 @@ private[sparkkinesis] final class Backoff(minMs: Long, maxMs: Long, clock: Clock
     val started = failingSince.getOrElse { val now = clock.nowMillis(); failingSince = Some(now); now }
     failures += 1
     val pause = Backoff.pauseAfter(failures, minMs, maxMs)
-    clock.sleep(pause / 2 + (math.random() * (pause / 2 + 1)).toLong)
+    clock.sleep(Backoff.jittered(pause))
     clock.nowMillis() - started
   }
 
@@ -33,4 +33,12 @@ private[sparkkinesis] object Backoff {
    */
   def pauseAfter(failures: Int, minMs: Long, maxMs: Long): Long =
     math.min(maxMs, minMs << math.min(20, math.max(0, failures - 1)))
+
+  /**
+   * A pause of `pauseMs` made uneven: its half, plus a part of the other half drawn at random (`random`, in
+   * [0, 1)). Callers that were turned down together, the readers of one shard throttled in the same second,
+   * so come back at different instants.
+   */
+  def jittered(pauseMs: Long, random: Double = math.random()): Long =
+    pauseMs / 2 + math.min(pauseMs - pauseMs / 2, (random * (pauseMs - pauseMs / 2 + 1)).toLong)
 }

@@ -64,22 +64,27 @@ class RateLimitCountingSuite extends AnyFunSuite with BeforeAndAfterAll {
     requests.set(0)
   }
 
-  test("a throttled attempt that the SDK retries, then a success: the call succeeds and counts 1") {
+  test("a throttled GetRecords reaches its caller at once, counted once; the SDK retries a 5xx answer") {
     answering(Throttled(ProvisionedThroughput, header = false), Records)
     val errors = new RateLimitErrors
-    val batch = shared.counting(errors).getRecords("s", "shardId-000000000000", "iterator", 10)
-    assert(batch.nextIterator.contains("next"))
+    val api = shared.counting(errors)
+    intercept[KinesisApiException.Throttled](api.getRecords("s", "shardId-000000000000", "iterator", 10))
+    assert(requests.get == 1, "the reader's pacing answers throttling, not the SDK")
+    assert(errors.total == 1)
+    answering(Answer(500, None, error("InternalFailure")), Records)
+    assert(api.getRecords("s", "shardId-000000000000", "iterator", 10).nextIterator.contains("next"))
     assert(requests.get == 2, "the SDK sent the call again by itself")
     assert(errors.total == 1)
   }
 
-  test("every throttled attempt counts, the error code read from the header or from the body") {
+  test(
+    "other calls keep the SDK's retries on throttling; every throttled attempt counts, the code in a header or the body") {
     answering(
       Throttled(ProvisionedThroughput, header = true),
       Throttled(ProvisionedThroughput, header = false),
-      Records)
+      IteratorAnswer)
     val errors = new RateLimitErrors
-    shared.counting(errors).getRecords("s", "shardId-000000000000", "iterator", 10)
+    assert(shared.counting(errors).getShardIterator("s", "shardId-000000000000", IteratorStart.TrimHorizon) == "it")
     assert(requests.get == 3)
     assert(errors.total == 2)
   }
@@ -91,7 +96,7 @@ class RateLimitCountingSuite extends AnyFunSuite with BeforeAndAfterAll {
     intercept[KinesisApiException.Throttled](api.listShards("s", 100))
     assert(errors.total == 1)
     answering(Answer(429, None, error("SomethingElse")), Records)
-    api.getRecords("s", "shardId-000000000000", "iterator", 10)
+    intercept[KinesisApiException.Throttled](api.getRecords("s", "shardId-000000000000", "iterator", 10))
     assert(errors.total == 2)
     answering(Answer(400, None, error("ResourceNotFoundException")))
     intercept[KinesisApiException.ResourceNotFound](api.describeStream("s"))
@@ -103,12 +108,12 @@ class RateLimitCountingSuite extends AnyFunSuite with BeforeAndAfterAll {
   test("callers sharing a client count only the throttling answers to their own calls") {
     val first = new RateLimitErrors
     val second = new RateLimitErrors
-    answering(Throttled(ProvisionedThroughput, header = false), Records)
-    shared.counting(first).getRecords("s", "shardId-000000000000", "iterator", 10)
-    answering(Records)
-    shared.counting(second).getRecords("s", "shardId-000000000001", "iterator", 10)
-    answering(Throttled(ProvisionedThroughput, header = false), Records)
-    shared.getRecords("s", "shardId-000000000002", "iterator", 10)
+    answering(Throttled(ProvisionedThroughput, header = false), IteratorAnswer)
+    shared.counting(first).getShardIterator("s", "shardId-000000000000", IteratorStart.TrimHorizon)
+    answering(IteratorAnswer)
+    shared.counting(second).getShardIterator("s", "shardId-000000000001", IteratorStart.TrimHorizon)
+    answering(Throttled(ProvisionedThroughput, header = false), IteratorAnswer)
+    shared.getShardIterator("s", "shardId-000000000002", IteratorStart.TrimHorizon)
     assert(first.total == 1)
     assert(second.total == 0, "nor does a caller that keeps no count add to anyone's")
   }
@@ -147,6 +152,9 @@ private object RateLimitCountingSuite {
   }
 
   def Throttled(code: String, header: Boolean): Answer = Answer(400, if (header) Some(code) else None, error(code))
+
+  /** A GetShardIterator answer. */
+  val IteratorAnswer: Answer = Answer(200, None, write(g => g.writeStringField("ShardIterator", "it")))
 
   /** An empty GetRecords answer. */
   val Records: Answer = Answer(

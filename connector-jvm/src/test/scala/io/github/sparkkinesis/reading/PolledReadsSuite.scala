@@ -40,4 +40,26 @@ class PolledReadsSuite extends AnyFunSuite {
     val reads = new PolledReads(api, ShardKey("s", shard), config, FetchCursor(None, 0L, 10), clock)
     assert(pauses(reads, clock, 5).forall(_ == 400))
   }
+
+  test("a throttled call halves the records asked for and rests 2.5 to 5 s, at random; readers so come back apart") {
+    val clock = new ManualClock()
+    val api = new FakeKinesisApi(clock)
+    val Seq(shard) = api.createStream("s", 1)
+    val rests = (1 to 20).map { _ =>
+      val reads = new PolledReads(
+        api,
+        ShardKey("s", shard),
+        config,
+        FetchCursor(None, 0L, 10),
+        clock,
+        throttleLog = new ThrottleLog(quietMs = 60000))
+      api.throttleNextGetRecords = 1
+      val at = clock.nowMillis()
+      assert(reads.step(IteratorStart.TrimHorizon).isInstanceOf[ReadStep.Throttled])
+      assert(reads.cursor.recordsPerCall == 5)
+      reads.nextStepAt - at
+    }
+    assert(rests.forall(r => r >= PolledReads.ThrottlePauseMs / 2 && r <= PolledReads.ThrottlePauseMs), rests)
+    assert(rests.distinct.size > 1, rests)
+  }
 }

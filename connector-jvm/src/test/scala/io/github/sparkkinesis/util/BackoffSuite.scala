@@ -25,4 +25,13 @@ class BackoffSuite extends AnyFunSuite {
     backoff.sleep()
     assert(clock.slept - before <= 100)
   }
+
+  test("a jittered pause lies between half the pause and the pause, both ends reached") {
+    assert(Backoff.jittered(5000, random = 0.0) == 2500)
+    assert(Backoff.jittered(5000, random = 0.9999999) == 5000)
+    assert(Backoff.jittered(5001, random = 0.9999999) == 5001)
+    val drawn = (1 to 1000).map(_ => Backoff.jittered(5000))
+    assert(drawn.forall(p => p >= 2500 && p <= 5000))
+    assert(drawn.distinct.size > 100, "readers throttled together come back at different instants")
+  }
 }
