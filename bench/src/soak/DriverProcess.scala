@@ -6,7 +6,8 @@ import java.lang.management.ManagementFactory
 import java.util.concurrent.TimeUnit
 
 import scala.jdk.CollectionConverters._
-import scala.jdk.OptionConverters._
+
+import io.github.sparkkinesis.testing.ExecutorProcesses
 
 /**
  * The soak's Spark application ([[SoakDriver]]) as a process of its own, with its executor JVMs below it
@@ -44,26 +45,15 @@ private[soak] final class DriverProcess(settings: SoakDriver.Settings, gcLogs: F
 
   def pid: Long = process.pid()
 
+  def handle: ProcessHandle = process.toHandle
+
   def isAlive: Boolean = process.isAlive
 
   /** The exit code, once it has exited. */
   def exitCode: Option[Int] = if (process.isAlive) None else Some(process.exitValue())
 
   /** The executor JVMs alive now, by executor id. */
-  def executors: Map[String, ProcessHandle] =
-    process.toHandle
-      .descendants()
-      .iterator()
-      .asScala
-      .filter(_.isAlive)
-      .flatMap { handle =>
-        val args = handle.info().arguments().toScala.map(_.toSeq).getOrElse(Seq.empty)
-        val id = args.indexOf("--executor-id")
-        if (args.exists(_.endsWith("CoarseGrainedExecutorBackend")) && id >= 0 && id + 1 < args.size)
-          Some(args(id + 1) -> handle)
-        else None
-      }
-      .toMap
+  def executors: Map[String, ProcessHandle] = ExecutorProcesses.running(process.toHandle)
 
   /** Stops the application as a user does: its queries stopped, then Spark. Kills it if that takes a minute. */
   def stop(): Unit = {
@@ -105,11 +95,5 @@ private[soak] object DriverProcess {
     ).mkString("", "\n", "\n")
     java.nio.file.Files.write(file.toPath, text.getBytes(java.nio.charset.StandardCharsets.UTF_8))
     file
-  }
-
-  /** Kills one process (SIGKILL) and waits for it to be gone. */
-  def kill(process: ProcessHandle): Unit = {
-    process.destroyForcibly()
-    process.onExit().get(30, TimeUnit.SECONDS)
   }
 }

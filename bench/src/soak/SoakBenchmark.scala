@@ -5,9 +5,12 @@ import java.io.File
 import java.nio.file.Files
 
 import scala.collection.mutable
+import scala.jdk.CollectionConverters._
 import scala.util.Random
+import scala.util.Try
 
 import io.github.sparkkinesis.bench.synthetic.{StreamSpec, SyntheticKinesis}
+import io.github.sparkkinesis.testing.ExecutorProcesses
 
 /**
  * A long run with faults: a stream of the synthetic Kinesis with Kinesis' limits on, written at a steady
@@ -101,12 +104,11 @@ object SoakBenchmark {
 
     def apply(fault: Fault): Unit = fault match {
       case Fault.KillExecutor =>
-        val alive = driver.executors.toSeq.sortBy(_._1)
+        val alive = driver.executors.keys.toSeq.sorted
         if (alive.isEmpty) event("no executor alive to kill")
         else {
-          val (id, process) = alive(random.nextInt(alive.size))
-          DriverProcess.kill(process)
-          event(s"executor $id killed (pid ${process.pid()})")
+          val id = alive(random.nextInt(alive.size))
+          event(s"executor $id killed (pid ${ExecutorProcesses.kill(id, driver.handle)})")
         }
       case Fault.RestartDriver =>
         driver.kill()
@@ -161,6 +163,9 @@ object SoakBenchmark {
     } finally {
       writer.stop()
       if (driver.isAlive) driver.kill()
+      // What the cluster's workers kept of each application the driver ran (a copy of the jars, the logs).
+      Try(Files.readAllLines(driverSettings.applications.toPath).asScala).toOption.toSeq.flatten
+        .foreach(ExecutorProcesses.removeWorkFolder)
       writerClient.close()
       kinesis.close()
     }

@@ -3,7 +3,7 @@ package io.github.sparkkinesis.bench.soak
 
 import java.io.{File, FileWriter}
 import java.nio.charset.StandardCharsets.UTF_8
-import java.nio.file.{Files, StandardCopyOption}
+import java.nio.file.{Files, StandardCopyOption, StandardOpenOption}
 import java.util.UUID
 
 import scala.util.control.NonFatal
@@ -35,6 +35,7 @@ private[soak] object SoakDriver {
     def checkpoint(query: SoakQuery): File = new File(work, s"checkpoints/${query.name}")
     def output(query: SoakQuery): File = new File(work, s"output/${query.name}")
     def metrics: File = new File(work, "driver-metrics.jsonl")
+    def applications: File = new File(work, "applications")
   }
 
   def main(args: Array[String]): Unit = {
@@ -48,6 +49,12 @@ private[soak] object SoakDriver {
       named.getOrElse("executorJavaOptions", "")
     )
     val spark = session(settings)
+    // Named at once, so that the soak can remove what the cluster's workers keep of it, however it ends.
+    Files.write(
+      settings.applications.toPath,
+      s"${spark.sparkContext.applicationId}\n".getBytes(UTF_8),
+      StandardOpenOption.CREATE,
+      StandardOpenOption.APPEND)
     val queries = settings.queries.map(q => q -> start(spark, settings, q))
     val reporter = new Thread(() => report(spark, settings, queries), "soak-driver-metrics")
     reporter.setDaemon(true)

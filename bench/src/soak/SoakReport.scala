@@ -19,7 +19,7 @@ private[soak] object SoakReport {
     def trend(name: String)(value: SoakSample => Option[Double]): Trend = {
       val n = samples.size
       def median(part: Seq[SoakSample]) = {
-        val values = part.flatMap(value).sorted
+        val values = part.flatMap(x => value(x).toSeq).sorted
         if (values.isEmpty) None else Some(values(values.size / 2))
       }
       Trend(name, median(samples.slice(n / 10, n / 5)), median(samples.slice(n - n / 10 - 1, n)))
