@@ -35,7 +35,7 @@ object SoakBenchmark {
       burstTimes: Int = 5,
       executors: Int = 3,
       sampleSeconds: Int = 10,
-      queries: Seq[SoakQuery] = Seq(SoakQuery.Polling),
+      queries: Seq[SoakQuery] = Seq(SoakQuery.Polling, SoakQuery.Efo),
       catchUpSeconds: Int = 300) {
     def seconds: Int = (minutes * 60).toInt
 
@@ -97,10 +97,20 @@ object SoakBenchmark {
     }
     val random = new Random(35)
     var driver = startDriver()
-    val sampler = new SoakSampler(work, gcLogs, settings.queries, () => stream.shards.map(_.end).sum)
+    val sampler = new SoakSampler(
+      work,
+      gcLogs,
+      settings.queries,
+      () => stream.shards.map(_.end).sum,
+      () => Some(kinesis.openSubscriptions))
     val samples = Vector.newBuilder[SoakSample]
     var failure = Option.empty[String]
     val schedule = mutable.Queue(SoakSchedule.of(settings.seconds, runs(settings)): _*)
+    val later = mutable.ArrayBuffer.empty[(Long, () => Unit)] // what a fault undoes, and when
+    def undoDue(): Unit = later.filter(_._1 <= elapsed).foreach { due =>
+      later -= due
+      due._2()
+    }
 
     def apply(fault: Fault): Unit = fault match {
       case Fault.KillExecutor =>
@@ -116,7 +126,26 @@ object SoakBenchmark {
         Thread.sleep(5000)
         driver = startDriver()
         event(s"driver started again on the checkpoints (pid ${driver.pid})")
-      case other => sys.error(s"the soak cannot make $other happen yet")
+      case Fault.Outage(seconds) =>
+        kinesis.outage(on = true)
+        event(s"Kinesis outage begins: connections refused for ${seconds}s")
+        later += (elapsed + seconds * 1000L) -> (() => {
+          kinesis.outage(on = false)
+          event("Kinesis outage ends")
+        })
+      case Fault.Split =>
+        val parent = stream.openShards.head
+        event(s"shard split: ${parent.id} into ${kinesis.split(name, parent.id).mkString(" and ")}")
+      case Fault.Merge =>
+        val open = stream.openShards.sortBy(_.hashKeys._1)
+        open.zip(open.tail).find { case (a, b) => a.hashKeys._2 + 1 == b.hashKeys._1 } match {
+          case Some((a, b)) => event(s"shards merged: ${a.id} and ${b.id} into ${kinesis.merge(name, a.id, b.id)}")
+          case None => event("no adjacent open shards to merge")
+        }
+      case Fault.DeregisterConsumer =>
+        val gone = SoakQuery.Efo.options("consumerName")
+        kinesis.deregisterConsumer(name, gone)
+        event(s"consumer deregistered: $gone, under the enhanced fan-out query")
     }
 
     try {
@@ -124,6 +153,7 @@ object SoakBenchmark {
       var nextSample = 0L
       while (elapsed < settings.seconds * 1000L && failure.isEmpty) {
         while (schedule.nonEmpty && elapsed >= schedule.head._1 * 1000L) apply(schedule.dequeue()._2)
+        undoDue()
         if (elapsed >= nextSample) {
           samples += sampler.sample(elapsed, driver)
           nextSample += settings.sampleSeconds * 1000L
@@ -131,6 +161,8 @@ object SoakBenchmark {
         driver.exitCode.foreach(code => failure = Some(s"the driver exited with code $code: see $work/driver.log"))
         Thread.sleep(200)
       }
+      later.foreach(_._2())
+      later.clear()
       writer.stop()
       event(s"writing stopped: ${writer.records} records in Kinesis; the queries catch up")
       val catchUpUntil = elapsed + settings.catchUpSeconds * 1000L
@@ -148,7 +180,7 @@ object SoakBenchmark {
       event(if (sampler.caughtUp) "every query has read every record" else "stopped before the queries caught up")
       driver.stop()
       event("driver stopped")
-      val truth = stream.shards.map(s => ShardTruth(s.id, s.end, s.recordOf, Seq.empty))
+      val truth = stream.shards.map(s => ShardTruth(s.id, s.end, s.recordOf, s.parents.map(_.id)))
       val verdicts =
         settings.queries.map(q => q.name -> SoakCheck.check(driverSettings.output(q), truth)).toMap
       Result(
@@ -171,9 +203,9 @@ object SoakBenchmark {
     }
   }
 
-  /** The faults this soak can make happen: those of the synthetic Kinesis it has, and its queries'. */
+  /** The faults this soak makes happen: every one, but a consumer deregistered only under an efo query. */
   private def runs(settings: Settings)(fault: Fault): Boolean = fault match {
-    case Fault.KillExecutor | Fault.RestartDriver => true
-    case _ => false
+    case Fault.DeregisterConsumer => settings.queries.contains(SoakQuery.Efo)
+    case _ => true
   }
 }

@@ -31,8 +31,9 @@ private[soak] object Fault {
  * When each fault happens in a soak of `seconds`: an executor killed every twelfth of the run (every five
  * minutes in an hour, at least 30 s apart), a Kinesis outage of a minute (a tenth of a short run) at 30 %, a
  * split at 45 % and a merge at 55 %, the driver killed and restarted at 70 %, and, with an enhanced fan-out
- * query, its consumer deregistered at 80 %. An executor is not killed within 20 s of another fault, so that
- * each fault's effect shows on its own in the charts. Only the faults `runs` accepts are scheduled.
+ * query, its consumer deregistered at 80 %. An executor is not killed within 20 s (a thirtieth of a short run)
+ * of another fault, so that each fault's effect shows on its own in the charts. Only the faults `runs`
+ * accepts are scheduled.
  */
 private[soak] object SoakSchedule {
 
@@ -46,13 +47,14 @@ private[soak] object SoakSchedule {
       (seconds * 80 / 100) -> Fault.DeregisterConsumer
     ).filter { case (_, f) => runs(f) }
     val period = math.max(30, seconds / 12)
+    val margin = math.min(20, seconds / 30)
     val busy = others
       .flatMap { case (at, fault) =>
         val end = fault match {
           case Fault.Outage(s) => at + s
           case _ => at
         }
-        Seq(at - 20, end + 20)
+        Seq(at - margin, end + margin)
       }
       .grouped(2)
       .map { case Seq(from, until) => (from, until) }

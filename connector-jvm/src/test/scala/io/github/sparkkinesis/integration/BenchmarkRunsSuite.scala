@@ -56,17 +56,27 @@ class BenchmarkRunsSuite extends AnyFunSuite with SparkStreamingSuite {
     assert(result.samples.nonEmpty && result.baseline > 0 && result.bound > result.baseline, result.bound)
   }
 
-  test("the soak benchmark, a short run of faults on executor JVMs, loses and repeats nothing") {
+  test("the soak benchmark, a short run of every fault on executor JVMs, loses and repeats nothing") {
     val settings =
       SoakBenchmark.Settings(minutes = 2.5, perSecond = 100, executors = 2, sampleSeconds = 5, catchUpSeconds = 120)
     val result = SoakBenchmark.run(settings)
     assert(result.ok, s"${result.failure}; ${result.verdicts}")
     val events = result.events.map(_.what)
-    assert(events.count(_.startsWith("executor")) >= 2 && events.exists(_.startsWith("driver killed")), events)
+    Seq(
+      "executor",
+      "Kinesis outage begins",
+      "Kinesis outage ends",
+      "shard split",
+      "shards merged",
+      "driver killed",
+      "consumer deregistered").foreach(fault => assert(events.exists(_.startsWith(fault)), s"$fault: $events"))
+    assert(events.count(_.startsWith("executor")) >= 2, events)
+    assert(result.verdicts.keySet == Set("polling", "efo"))
     assert(result.verdicts.values.forall(v => v.rows == result.recordsWritten), result.verdicts)
     // Killed executors were replaced: the application had all of them again at the end.
     assert(result.samples.last.executors == settings.executors, result.samples.last)
     assert(result.samples.exists(_.driverHeapAfterGc.isDefined), "the driver's collections were read")
     assert(result.samples.exists(_.executorHeapAfterGc.isDefined), "the executors' collections were read")
+    assert(result.samples.exists(_.openSubscriptions.exists(_ > 0)), "the efo query's subscriptions were counted")
   }
 }
