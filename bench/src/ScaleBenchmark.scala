@@ -27,13 +27,25 @@ import software.amazon.awssdk.services.kinesis.model.PutRecordRequest
  *    call that holds it), the durations of the batches with rows, and the planning of every batch
  *    (latestOffset and queryPlanning);
  *  - idle: the CPU the JVM spends in 10 s with nothing arriving, less the synthetic Kinesis' own threads
- *    (local mode: the driver, the prefetch tasks and the batches share the JVM);
+ *    (local mode: the driver, the prefetch tasks and the batches share the JVM); and of it the driver's
+ *    ([[IdleDriver]]): the query's thread, split by a sampler between the connector's code and Spark's own,
+ *    and the connector's driver threads;
  *  - the size of the newest offset file, and the heap in use after a garbage collection.
  * Prints a table and writes bench/results/scale-benchmark.json.
  * Usage: dev/bench scale [shards=200,1000] [seconds=30]
  */
 object ScaleBenchmark {
   import BenchKinesis.{largest, percentile}
+
+  /**
+   * The driver's CPU in an idle query, in shares of one core: the query's thread (Spark's trigger loop,
+   * asking the source for an offset and its metrics every 10 ms), the share of its samples in the connector's
+   * code, and the connector's own driver threads (shard listing and the prefetcher's).
+   */
+  final case class IdleDriver(queryThread: Double, connectorFractionOfQueryThread: Double, connectorThreads: Double) {
+    def connector: Double = queryThread * connectorFractionOfQueryThread + connectorThreads
+    def spark: Double = queryThread * (1 - connectorFractionOfQueryThread)
+  }
 
   final case class Result(
       shards: Int,
@@ -46,6 +58,7 @@ object ScaleBenchmark {
       planningMillis: Seq[Long],
       idleCpuShare: Double,
       idleCpuByThreads: Seq[(String, Double)],
+      idleDriver: IdleDriver,
       offsetFileBytes: Long,
       heapUsedBytes: Long)
 
@@ -108,7 +121,7 @@ object ScaleBenchmark {
         .drop(batchesBefore)
         .filter(p => java.time.Instant.parse(p.timestamp).toEpochMilli >= quietFrom)
       val latencies = rows.asScala.collect { case (arrival, seen) if arrival >= quietFrom => seen - arrival }.toSeq
-      val (idle, idleByThreads) = idleCpuShare(idleSeconds)
+      val (idle, idleByThreads, idleDriver) = idleCpuShare(idleSeconds)
       System.gc()
       val heap = ManagementFactory.getMemoryMXBean.getHeapMemoryUsage.getUsed
       Result(
@@ -124,6 +137,7 @@ object ScaleBenchmark {
           .toSeq,
         idle,
         idleByThreads,
+        idleDriver,
         newestOffsetFile(checkpoint).map(_.length).getOrElse(0L),
         heap
       )
@@ -157,7 +171,7 @@ object ScaleBenchmark {
    * that ended" is the CPU of no Java thread that lived through the whole window: garbage collection, the
    * JIT compilers, and threads that came and went (a prefetch task's, for one).
    */
-  private def idleCpuShare(seconds: Int): (Double, Seq[(String, Double)]) = {
+  private def idleCpuShare(seconds: Int): (Double, Seq[(String, Double)], IdleDriver) = {
     val threads = ManagementFactory.getThreadMXBean
     def cpuByThread: Map[Long, (String, Long)] =
       threads
@@ -165,10 +179,13 @@ object ScaleBenchmark {
         .filter(_ != null)
         .map(t => t.getThreadId -> (t.getThreadName -> math.max(0L, threads.getThreadCpuTime(t.getThreadId))))
         .toMap
-    def synthetic(name: String): Boolean = name.startsWith("synthetic-kinesis")
+    // Not the query's: the synthetic Kinesis' threads, and the sampler's.
+    def synthetic(name: String): Boolean = name.startsWith("synthetic-kinesis") || name == Sampler
+    val sampler = new QueryThreadSampler
     val (cpu0, byThread0, wall0) = (BenchKinesis.processCpuNanos(), cpuByThread, System.nanoTime())
     Thread.sleep(seconds * 1000L)
     val (cpu1, byThread1, wall1) = (BenchKinesis.processCpuNanos(), cpuByThread, System.nanoTime())
+    val connectorFraction = sampler.stop()
     val wall = (wall1 - wall0).toDouble
     val spent = byThread1.toSeq.map { case (id, (name, cpu)) => name -> (cpu - byThread0.get(id).fold(0L)(_._2)) }
     val syntheticNanos = spent.collect { case (name, nanos) if synthetic(name) => nanos }.sum
@@ -180,7 +197,50 @@ object ScaleBenchmark {
       .toSeq
     val ended = total - byKind.map(_._2).sum
     val largest = (byKind :+ ("JVM and threads that ended" -> ended)).sortBy(-_._2).take(6)
-    (total / wall, largest.map { case (kind, nanos) => kind -> nanos / wall })
+    def share(prefix: String) = byKind.collect { case (kind, nanos) if kind.startsWith(prefix) => nanos }.sum / wall
+    val driver =
+      IdleDriver(share(QueryThread), connectorFraction, share("kinesis-driver-call") + share("kinesis-prefetcher"))
+    (total / wall, largest.map { case (kind, nanos) => kind -> nanos / wall }, driver)
+  }
+
+  private val QueryThread = "stream execution thread for"
+  private val Sampler = "idle-driver-sampler"
+
+  /**
+   * Samples the query's thread every 5 ms while it runs (not while it waits): the share of the samples with
+   * the connector's code on the stack, which is the connector's share of the thread's CPU time.
+   */
+  private final class QueryThreadSampler {
+    private val threads = ManagementFactory.getThreadMXBean
+    @volatile private var running = true
+    private var connector = 0
+    private var all = 0
+    private val thread = new Thread(
+      () => {
+        val query = threads.getThreadInfo(threads.getAllThreadIds).filter(_ != null).collect {
+          case t if t.getThreadName.startsWith(QueryThread) => t.getThreadId
+        }
+        while (running) {
+          threads.getThreadInfo(query, 80).filter(_ != null).foreach { t =>
+            if (t.getThreadState == Thread.State.RUNNABLE) {
+              all += 1
+              if (t.getStackTrace.exists(_.getClassName.startsWith("io.github.sparkkinesis."))) connector += 1
+            }
+          }
+          Thread.sleep(5)
+        }
+      },
+      Sampler
+    )
+    thread.setDaemon(true)
+    thread.start()
+
+    /** Stops sampling; the share of the query thread's samples in the connector's code. */
+    def stop(): Double = {
+      running = false
+      thread.join()
+      if (all == 0) 0.0 else connector.toDouble / all
+    }
   }
 
   private def newestOffsetFile(checkpoint: File): Option[File] =
@@ -207,6 +267,11 @@ object ScaleBenchmark {
           s"planning (latestOffset + queryPlanning) p50 ${ms(percentile(r.planningMillis, 50))}, max ${ms(largest(r.planningMillis))}")
       println(
         f"  idle: ${r.idleCpuShare * 100}%.1f %% of a core; offset file ${r.offsetFileBytes} bytes; heap used ${r.heapUsedBytes / 1048576} MiB")
+      val d = r.idleDriver
+      println(
+        f"  idle driver: the query's thread ${d.queryThread * 100}%.1f %% (${d.connectorFractionOfQueryThread * 100}%.0f %% " +
+          f"of its samples in the connector), the connector's driver threads ${d.connectorThreads * 100}%.1f %%: " +
+          f"the connector ${d.connector * 100}%.1f %% of a core, Spark's trigger loop ${d.spark * 100}%.1f %%")
       println(
         "  idle CPU by thread: " + r.idleCpuByThreads
           .map { case (kind, share) => f"$kind ${share * 100}%.1f %%" }
@@ -233,6 +298,9 @@ object ScaleBenchmark {
           s""""planningP50Millis": ${json(percentile(r.planningMillis, 50))}, "planningMaxMillis": ${json(
               largest(r.planningMillis))},\n""" +
           f"""      "idleCpuShareOfOneCore": ${r.idleCpuShare}%.3f, "idleCpuByThreads": {${threadsJson(r)}},\n""" +
+          f"""      "idleDriver": {"queryThread": ${r.idleDriver.queryThread}%.3f, "connectorFractionOfQueryThread": """ +
+          f"""${r.idleDriver.connectorFractionOfQueryThread}%.3f, "connectorThreads": ${r.idleDriver.connectorThreads}%.3f, """ +
+          f""""connector": ${r.idleDriver.connector}%.3f, "spark": ${r.idleDriver.spark}%.3f},\n""" +
           f"""      "offsetFileBytes": ${r.offsetFileBytes}, "heapUsedBytes": ${r.heapUsedBytes}}"""
       }
       .mkString(",\n")

@@ -17,20 +17,54 @@ private[bench] object SvgChart {
   private val (width, height) = (760, 380)
   private val (left, right, top, bottom) = (70, 200, 40, 50)
 
+  /**
+   * A moment to mark on a chart's x axis, as a vertical line with a short label (the soak's faults).
+   */
+  final case class Mark(x: Double, label: String)
+
   /** A chart of `series` over axes from 0 to the largest x and y, with the given title and axis labels. */
-  def lines(title: String, xLabel: String, yLabel: String, series: Seq[Series]): String = {
+  def lines(title: String, xLabel: String, yLabel: String, series: Seq[Series], marks: Seq[Mark] = Nil): String =
+    svg(height, panel(title, xLabel, yLabel, series, marks, xMaxOf(series)))
+
+  /**
+   * Charts of `panels` (title, y axis label, series) one above the other, over one x axis from 0 to the
+   * largest x of them all, each with the `marks`.
+   */
+  def stacked(xLabel: String, panels: Seq[(String, String, Seq[Series])], marks: Seq[Mark]): String = {
+    val xMax = xMaxOf(panels.flatMap(_._3) ++ Seq(Series("", marks.map(m => (m.x, 0.0)), "")))
+    val body = panels.zipWithIndex.map { case ((title, yLabel, series), i) =>
+      s"""<g transform="translate(0 ${i * height})">\n${panel(title, xLabel, yLabel, series, marks, xMax)}</g>\n"""
+    }
+    svg(height * panels.size, body.mkString)
+  }
+
+  private def svg(totalHeight: Int, body: String): String =
+    s"""<svg xmlns="http://www.w3.org/2000/svg" width="$width" height="$totalHeight" """ +
+      s"""font-family="sans-serif" font-size="12">\n""" +
+      s"""<rect width="$width" height="$totalHeight" fill="white"/>\n$body</svg>\n"""
+
+  private def xMaxOf(series: Seq[Series]): Double = {
+    val xs = series.flatMap(_.points.map(_._1))
+    ticks(if (xs.isEmpty) 1 else xs.max).last
+  }
+
+  /** One chart's elements, its x axis from 0 to `xMax`. */
+  private def panel(
+      title: String,
+      xLabel: String,
+      yLabel: String,
+      series: Seq[Series],
+      marks: Seq[Mark],
+      xMax: Double): String = {
     val points = series.flatMap(_.points)
-    val xTicks = ticks(if (points.isEmpty) 1 else points.map(_._1).max)
+    val xTicks = ticks(xMax)
     val yTicks = ticks(if (points.isEmpty) 1 else points.map(_._2).max)
-    val (xMax, yMax) = (xTicks.last, yTicks.last)
+    val yMax = yTicks.last
     val plotWidth = width - left - right
     val plotHeight = height - top - bottom
     def x(v: Double): String = f"${left + v / xMax * plotWidth}%.1f"
     def y(v: Double): String = f"${top + plotHeight - v / yMax * plotHeight}%.1f"
     val out = new StringBuilder
-    out ++= s"""<svg xmlns="http://www.w3.org/2000/svg" width="$width" height="$height" """
-    out ++= s"""font-family="sans-serif" font-size="12">\n"""
-    out ++= s"""<rect width="$width" height="$height" fill="white"/>\n"""
     out ++= s"""<text x="$left" y="22" font-size="14">${escape(title)}</text>\n"""
     xTicks.foreach { t =>
       out ++= s"""<line x1="${x(t)}" y1="$top" x2="${x(t)}" y2="${top + plotHeight}" stroke="#eee"/>"""
@@ -39,6 +73,12 @@ private[bench] object SvgChart {
     yTicks.foreach { t =>
       out ++= s"""<line x1="$left" y1="${y(t)}" x2="${left + plotWidth}" y2="${y(t)}" stroke="#eee"/>"""
       out ++= s"""<text x="${left - 6}" y="${y(t)}" dy="4" text-anchor="end">${label(t)}</text>\n"""
+    }
+    marks.foreach { m =>
+      out ++= s"""<line x1="${x(m.x)}" y1="$top" x2="${x(m.x)}" y2="${top + plotHeight}" stroke="#bbb" """
+      out ++= s"""stroke-dasharray="2 3"/>"""
+      out ++= s"""<text transform="translate(${x(m.x)} ${top + 4}) rotate(90)" font-size="9" fill="#777">"""
+      out ++= s"""${escape(m.label)}</text>\n"""
     }
     out ++= s"""<rect x="$left" y="$top" width="$plotWidth" height="$plotHeight" fill="none" stroke="#888"/>\n"""
     out ++= s"""<text x="${left + plotWidth / 2}" y="${height - 10}" text-anchor="middle">${escape(xLabel)}</text>\n"""
@@ -53,7 +93,6 @@ private[bench] object SvgChart {
       out ++= s"""<line x1="$lx" y1="$ly" x2="${lx + 24}" y2="$ly" stroke="${s.color}" stroke-width="2"$dash/>"""
       out ++= s"""<text x="${lx + 30}" y="$ly" dy="4">${escape(s.name)}</text>\n"""
     }
-    out ++= "</svg>\n"
     out.toString
   }
 

@@ -15,7 +15,7 @@ import io.github.sparkkinesis.kpl.{AggregatedRecords, UserRecord}
  *                         plain records)
  * @param limits           whether Kinesis' per-shard limits are enforced ([[ShardLimits]])
  */
-private[bench] final case class StreamSpec(
+private[sparkkinesis] final case class StreamSpec(
     name: String,
     shards: Int,
     backlogPerShard: Long = 0,

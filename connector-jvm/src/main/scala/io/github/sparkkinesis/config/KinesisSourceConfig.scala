@@ -30,7 +30,7 @@ private[sparkkinesis] final case class KinesisSourceConfig(
   def outageTimeoutMs: Option[Long] = reading.outageTimeoutMs
 
   /** The name Spark shows for this source in plans and progress reports, as the Databricks source does. */
-  def description: String = s"KinesisV2[${streams.mkString(",")}]"
+  lazy val description: String = s"KinesisV2[${streams.mkString(",")}]"
 }
 
 private[sparkkinesis] object KinesisSourceConfig {

@@ -15,7 +15,8 @@ import io.github.sparkkinesis.reading.{FetchCursor, ShardFetchSpec}
  *
  * Every change that can move a batch's plan counts in [[version]], so that the query's thread, which asks
  * for an offset about every 10 ms while nothing arrives, can tell that nothing did without looking at
- * each shard.
+ * each shard. For the same reason the figures the query's metrics report ([[gauges]]), which Spark asks
+ * for at every trigger too, are worked out once after each change.
  */
 private[sparkkinesis] final class BlockCatalog(config: PrefetchConfig) {
   import BlockCatalog._
@@ -26,6 +27,7 @@ private[sparkkinesis] final class BlockCatalog(config: PrefetchConfig) {
   private var corrupt = 0L
   private var fatal = Option.empty[Throwable]
   private var changes = 0L
+  private var gaugesNow = Option.empty[Gauges] // worked out when asked, forgotten when what they count changes
 
   /**
    * Aligns the catalog with the shards a batch may read and where they stand: new shards start there,
@@ -133,6 +135,7 @@ private[sparkkinesis] final class BlockCatalog(config: PrefetchConfig) {
       }
     }
     if (planned) changes += 1
+    gaugesNow = None
     notifyAll()
     rejected
   }
@@ -147,6 +150,7 @@ private[sparkkinesis] final class BlockCatalog(config: PrefetchConfig) {
   /** A change that can move a plan: counted, and waiters woken. */
   private def changed(): Unit = {
     changes += 1
+    gaugesNow = None
     notifyAll()
   }
 
@@ -218,17 +222,21 @@ private[sparkkinesis] final class BlockCatalog(config: PrefetchConfig) {
     }
   }
 
+  /** What the query's metrics report of the catalog, as it stands. */
+  def gauges: Gauges = synchronized {
+    gaugesNow.getOrElse {
+      val now = Gauges(
+        shards.values.map(_.segments.map(_.bytes).sum).sum,
+        shards.collect { case (k, s) if s.millisBehind.isDefined => k -> s.millisBehind.get }.toMap,
+        throttled,
+        corrupt)
+      gaugesNow = Some(now)
+      now
+    }
+  }
+
   /** Bytes prefetched and not yet committed: what `fetchBufferSize` bounds. */
-  def bufferedBytes: Long = synchronized(shards.values.flatMap(_.segments).map(_.bytes).sum)
-
-  /** Per shard, MillisBehindLatest after its last prefetch call. */
-  def millisBehindLatest: Map[ShardKey, Long] =
-    synchronized(shards.collect { case (k, s) if s.millisBehind.isDefined => k -> s.millisBehind.get }.toMap)
-
-  def throttledFetches: Long = synchronized(throttled)
-
-  /** Records that looked like KPL aggregated records but were not, passed on whole, since the query began. */
-  def corruptAggregates: Long = synchronized(corrupt)
+  def bufferedBytes: Long = gauges.bufferedBytes
 
   /** Whether every shard has nothing left before the AvailableNow cut-off beyond what is prefetched. */
   def allCaughtUpToCutoff: Boolean =
@@ -253,6 +261,18 @@ private[sparkkinesis] final class BlockCatalog(config: PrefetchConfig) {
 }
 
 private[sparkkinesis] object BlockCatalog {
+
+  /**
+   * What the query's metrics report of the catalog: the bytes prefetched and not yet committed (what
+   * `fetchBufferSize` bounds), per shard MillisBehindLatest after its last prefetch call, the throttled
+   * calls and the records that looked like KPL aggregated records but were not (passed on whole), since
+   * the query began.
+   */
+  final case class Gauges(
+      bufferedBytes: Long,
+      millisBehindLatest: Map[ShardKey, Long],
+      throttledFetches: Long,
+      corruptAggregates: Long)
 
   private final class ShardState(
       var frontier: ShardPosition,

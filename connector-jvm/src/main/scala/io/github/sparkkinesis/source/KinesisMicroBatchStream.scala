@@ -270,12 +270,14 @@ private[sparkkinesis] class KinesisMicroBatchStream(
    * prefetched and not yet committed, how often prefetching was throttled, and (ours) how many records
    * looked like KPL aggregated records but were corrupt and were passed on whole.
    */
-  override def metrics(latestConsumedOffset: java.util.Optional[Offset]): java.util.Map[String, String] =
-    (streams.metrics(catalog.millisBehindLatest, taskRateLimitErrors.value) ++ Map(
-      "totalPrefetchedBytes" -> catalog.bufferedBytes.toString,
-      "numThrottledFetches" -> catalog.throttledFetches.toString,
-      "numCorruptAggregatedRecords" -> catalog.corruptAggregates.toString
+  override def metrics(latestConsumedOffset: java.util.Optional[Offset]): java.util.Map[String, String] = {
+    val gauges = catalog.gauges
+    (streams.metrics(gauges.millisBehindLatest, taskRateLimitErrors.value) ++ Map(
+      "totalPrefetchedBytes" -> gauges.bufferedBytes.toString,
+      "numThrottledFetches" -> gauges.throttledFetches.toString,
+      "numCorruptAggregatedRecords" -> gauges.corruptAggregates.toString
     )).asJava
+  }
 
   override def deserializeOffset(json: String): Offset = streams.deserializeOffset(json)
 

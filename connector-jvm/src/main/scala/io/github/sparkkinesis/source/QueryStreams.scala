@@ -246,7 +246,15 @@ private[sparkkinesis] final class QueryStreams(
    */
   def metrics(behind: Map[ShardKey, Long], taskRateLimitErrors: Long): Map[String, String] = {
     val failing = config.streams.filter(health.failing).toSet
-    val lag = lagMetrics(behind.collect { case (key, ms) if !failing.contains(key.stream) => ms })
+    val lag = lastLag match {
+      // Spark asks at every trigger, every 10 ms while nothing arrives; `behind` is the same map until a
+      // prefetch job's answers change it.
+      case Some((b, f, metrics)) if (b eq behind) && f == failing => metrics
+      case _ =>
+        val metrics = lagMetrics(behind.collect { case (key, ms) if !failing.contains(key.stream) => ms })
+        lastLag = Some((behind, failing, metrics))
+        metrics
+    }
     val (total, closed) = lastShardCounts
     val sinceSuccess = config.streams.map(s => s -> health.secondsSinceLastSuccess(s))
     val perStream =
@@ -261,6 +269,8 @@ private[sparkkinesis] final class QueryStreams(
       "numAwsRateLimitErrors" -> (driverRateLimitErrors.total + taskRateLimitErrors).toString
     )
   }
+
+  @volatile private var lastLag = Option.empty[(Map[ShardKey, Long], Set[String], Map[String, String])]
 
   /** The query stops (after its batches' reading has): consumers are deregistered if asked, the client closed. */
   def stop(): Unit = {

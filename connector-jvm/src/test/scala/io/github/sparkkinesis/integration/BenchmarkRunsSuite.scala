@@ -2,6 +2,7 @@
 package io.github.sparkkinesis.integration
 
 import io.github.sparkkinesis.bench.{CeilingBenchmark, MemoryBenchmark, ScaleBenchmark, WriteBenchmark}
+import io.github.sparkkinesis.bench.soak.SoakBenchmark
 import io.github.sparkkinesis.bench.synthetic.SyntheticKinesis
 import io.github.sparkkinesis.testing.SparkStreamingSuite
 import org.scalatest.funsuite.AnyFunSuite
@@ -53,5 +54,29 @@ class BenchmarkRunsSuite extends AnyFunSuite with SparkStreamingSuite {
       MemoryBenchmark.run(spark, bufferBytes = 1024 * 1024, shards = 2, recordBytes = 1000, bursts = Seq(5))
     assert(result.records == 5 * 1024 * 1024 / 1000 / 2 * 2, result.records)
     assert(result.samples.nonEmpty && result.baseline > 0 && result.bound > result.baseline, result.bound)
+  }
+
+  test("the soak benchmark, a short run of every fault on executor JVMs, loses and repeats nothing") {
+    val settings =
+      SoakBenchmark.Settings(minutes = 2.5, perSecond = 100, executors = 2, sampleSeconds = 5, catchUpSeconds = 120)
+    val result = SoakBenchmark.run(settings)
+    assert(result.ok, s"${result.failure}; ${result.verdicts}")
+    val events = result.events.map(_.what)
+    Seq(
+      "executor",
+      "Kinesis outage begins",
+      "Kinesis outage ends",
+      "shard split",
+      "shards merged",
+      "driver killed",
+      "consumer deregistered").foreach(fault => assert(events.exists(_.startsWith(fault)), s"$fault: $events"))
+    assert(events.count(_.startsWith("executor")) >= 2, events)
+    assert(result.verdicts.keySet == Set("polling", "efo"))
+    assert(result.verdicts.values.forall(v => v.rows == result.recordsWritten), result.verdicts)
+    // Killed executors were replaced: the application had all of them again at the end.
+    assert(result.samples.last.executors == settings.executors, result.samples.last)
+    assert(result.samples.exists(_.driverHeapAfterGc.isDefined), "the driver's collections were read")
+    assert(result.samples.exists(_.executorHeapAfterGc.isDefined), "the executors' collections were read")
+    assert(result.samples.exists(_.openSubscriptions.exists(_ > 0)), "the efo query's subscriptions were counted")
   }
 }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.github.sparkkinesis.integration
 
+import io.github.sparkkinesis.testing.ExecutorProcesses
 import org.scalatest.Suite
 
 /**
@@ -18,4 +19,10 @@ trait ClusterIntegration extends SourceIntegration { self: Suite =>
     // Four cores as Spark counts them: prefetch jobs take two tasks at once, one per executor.
     "spark.default.parallelism" -> "4"
   )
+
+  override protected def afterAll(): Unit = {
+    val app = Option(spark).map(_.sparkContext.applicationId)
+    try super.afterAll()
+    finally app.foreach(ExecutorProcesses.removeWorkFolder)
+  }
 }

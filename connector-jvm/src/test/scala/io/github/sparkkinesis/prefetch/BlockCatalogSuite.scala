@@ -54,6 +54,23 @@ class BlockCatalogSuite extends AnyFunSuite {
     assert(c.bufferedBytes == 2000)
   }
 
+  test("the metrics' figures are worked out once per change, and follow every change") {
+    val c = catalog(a -> TrimHorizon, b -> TrimHorizon)
+    val quiet = c.gauges
+    assert(quiet.bufferedBytes == 0 && quiet.millisBehindLatest.isEmpty)
+    c.sync(Map(a -> TrimHorizon, b -> TrimHorizon)) // what Spark's every trigger does while nothing arrives
+    assert(c.gauges eq quiet, "asked again with nothing changed")
+    c.accept(Seq(read(a, TrimHorizon, Some(10)).copy(millisBehindLatest = Some(700), throttledCalls = 2)))
+    val read1 = c.gauges
+    assert((read1.bufferedBytes, read1.millisBehindLatest, read1.throttledFetches) == ((1000L, Map(a -> 700L), 2L)))
+    c.accept(Seq(read(b, TrimHorizon, None).copy(millisBehindLatest = Some(0)))) // a quiet answer: lag only
+    assert(c.gauges.millisBehindLatest == Map(a -> 700L, b -> 0L))
+    c.release(Map(a -> After("10")))
+    assert(c.gauges.bufferedBytes == 0)
+    c.sync(Map(b -> TrimHorizon))
+    assert(c.gauges.millisBehindLatest.keySet == Set(b), "a shard no longer read has no lag")
+  }
+
   test("a result from a position the shard has left is refused and its block returned for removal") {
     val c = catalog(a -> TrimHorizon)
     val stale = read(a, After("99"), Some(120))

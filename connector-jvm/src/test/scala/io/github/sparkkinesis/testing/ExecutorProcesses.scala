@@ -18,10 +18,9 @@ import scala.jdk.CollectionConverters._
 object ExecutorProcesses {
   private val Backend = "org.apache.spark.executor.CoarseGrainedExecutorBackend"
 
-  /** The running executor JVMs started from this JVM, by executor id. */
-  def running(): Map[String, ProcessHandle] =
-    ProcessHandle
-      .current()
+  /** The running executor JVMs started from `driver` (by default this JVM), by executor id. */
+  def running(driver: ProcessHandle = ProcessHandle.current()): Map[String, ProcessHandle] =
+    driver
       .descendants()
       .iterator()
       .asScala
@@ -38,14 +37,28 @@ object ExecutorProcesses {
    * Kills the JVM of executor `executorId` with SIGKILL, as the kernel's OOM killer or a lost machine would
    * (no shutdown hook runs, nothing is handed over), and waits until it is gone. Returns its PID.
    */
-  def kill(executorId: String): Long = {
-    val process = running().getOrElse(
+  def kill(executorId: String, driver: ProcessHandle = ProcessHandle.current()): Long = {
+    val process = running(driver).getOrElse(
       executorId,
       throw new IllegalArgumentException(
-        s"No executor JVM with id $executorId among this JVM's children; running: ${running().keySet.toSeq.sorted}")
+        s"No executor JVM with id $executorId among the children of ${driver.pid()}; running: " +
+          running(driver).keySet.toSeq.sorted)
     )
     process.destroyForcibly()
     process.onExit().get(30, TimeUnit.SECONDS) // a TimeoutException if it outlives SIGKILL
     process.pid()
   }
+
+  /**
+   * Removes what a `local-cluster`'s workers kept of application `appId`'s executors: its folder under
+   * `$SPARK_HOME/work` (a copy of every jar it was given, each executor's logs), which outlives the
+   * application and would grow by the connector jar's size with every cluster a test starts.
+   */
+  def removeWorkFolder(appId: String): Unit =
+    sys.env.get("SPARK_HOME").map(home => new java.io.File(home, s"work/$appId")).filter(_.isDirectory).foreach {
+      folder =>
+        val paths = java.nio.file.Files.walk(folder.toPath)
+        try paths.sorted(java.util.Comparator.reverseOrder()).iterator().asScala.foreach(p => p.toFile.delete())
+        finally paths.close()
+    }
 }

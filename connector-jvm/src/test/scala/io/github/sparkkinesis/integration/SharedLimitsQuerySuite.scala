@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-package io.github.sparkkinesis.bench
+package io.github.sparkkinesis.integration
 
 import io.github.sparkkinesis.bench.synthetic.{StreamSpec, SyntheticKinesis}
 import io.github.sparkkinesis.bench.SharedStreamReaders.{startQueries, LogCounter, SteadyWriter}
