@@ -10,8 +10,9 @@ import org.apache.spark.sql.SparkSession
 /**
  * Several polling readers of one stream under Kinesis' per-shard limits (5 GetRecords calls and 2 MB a
  * second, shared by every reader): 1, 2, 3 ... connector queries at once, first with the default options,
- * then with `minFetchPeriod` and `maxFetchRate` sized for that many readers, and beside them as many plain
- * AWS SDK readers, each calling every shard every 200 ms times the readers. Each run has a new stream of
+ * then with `minFetchPeriod` and `maxFetchRate` sized for that many readers, then so sized with an enhanced
+ * fan-out query beside them (which reads through a consumer's subscriptions, outside the shared limits), and
+ * as many plain AWS SDK readers, each calling every shard every 200 ms times the readers. Each run has a new stream of
  * `shards` shards on the synthetic Kinesis with limits on, a backlog of `backlogPerShard` records of 1 KB a
  * shard, and a writer putting `putsPerShard` records a second a shard for `seconds`; then each reader gets up
  * to 60 s to read the rest. Per reader: whether it read every record exactly once, when it had the backlog,
@@ -53,6 +54,9 @@ object SharedLimitsBenchmark {
 
   private val RecordBytes = 1000
 
+  /** The enhanced fan-out query beside the polling ones: its consumer's own 2 MB a second a shard. */
+  private val EfoOptions = Map("consumerMode" -> "efo", "consumerName" -> "shared-efo")
+
   def main(args: Array[String]): Unit = {
     val counts = args.lift(0).map(_.split(',').map(_.trim.toInt).toSeq).getOrElse(Seq(1, 2, 3))
     val seconds = args.lift(1).map(_.toInt).getOrElse(60)
@@ -69,6 +73,17 @@ object SharedLimitsBenchmark {
         Seq(
           run(kinesis, spark, "connector, default options", n, Map.empty, seconds, shards, backlog, puts),
           run(kinesis, spark, s"connector, sized for $n", n, sized, seconds, shards, backlog, puts),
+          run(
+            kinesis,
+            spark,
+            s"connector, sized for $n, and efo",
+            n,
+            sized,
+            seconds,
+            shards,
+            backlog,
+            puts,
+            efo = true),
           run(kinesis, spark, s"plain SDK, ${200 * n} ms", n, Map.empty, seconds, shards, backlog, puts, sdk = true)
         )
       }
@@ -89,7 +104,8 @@ object SharedLimitsBenchmark {
       shards: Int,
       backlogPerShard: Long,
       putsPerShard: Int,
-      sdk: Boolean = false): Run = {
+      sdk: Boolean = false,
+      efo: Boolean = false): Run = {
     val stream = s"shared-$n-${java.util.UUID.randomUUID().toString.take(8)}"
     kinesis.create(StreamSpec(stream, shards, backlogPerShard, recordBytes = RecordBytes, limits = true))
     println(s"$label: $n reader(s) of $stream for $seconds s")
@@ -99,7 +115,11 @@ object SharedLimitsBenchmark {
     val writer = new SteadyWriter(kinesis, stream, putsPerShard * shards, RecordBytes)
     val backlog = backlogPerShard * shards
     val sdkReaders = if (sdk) Some(new SdkReaders(kinesis, stream, shards, n, 200L * n)) else None
-    val queries = if (sdk) Seq.empty else startQueries(spark, kinesis, stream, n, options)
+    val queries =
+      if (sdk) Seq.empty
+      else
+        startQueries(spark, kinesis, stream, n, options) ++
+          (if (efo) startQueries(spark, kinesis, stream, 1, EfoOptions, first = n + 1) else Nil)
     val readLogs = sdkReaders.fold(queries.map(_._2))(_.logs)
     Thread.sleep(seconds * 1000L)
     writer.close()

@@ -112,16 +112,17 @@ object SharedStreamReaders {
   }
 
   /**
-   * `queries` polling queries of `stream` from TRIM_HORIZON, each with `options`, each into a `foreachBatch`
-   * sink that adds its rows to its [[ReadLog]].
+   * `queries` queries of `stream` from TRIM_HORIZON, each with `options` (polling unless they say otherwise),
+   * each into a `foreachBatch` sink that adds its rows to its [[ReadLog]]; numbered from `first`.
    */
   def startQueries(
       spark: SparkSession,
       kinesis: SyntheticKinesis,
       stream: String,
       queries: Int,
-      options: Map[String, String]): Seq[(StreamingQuery, ReadLog)] =
-    (1 to queries).map { i =>
+      options: Map[String, String],
+      first: Int = 1): Seq[(StreamingQuery, ReadLog)] =
+    (first until first + queries).map { i =>
       val log = new ReadLog(s"query $i")
       val query = spark.readStream
         .format("kinesis")

@@ -88,7 +88,7 @@ object SoakBenchmark {
       "-Daws.ec2MetadataDisabled=true")
     val gcLogs = new File(work, "gc")
     def startDriver() = new DriverProcess(driverSettings, gcLogs, new File(work, "driver.log"))
-    val startedAt = System.currentTimeMillis()
+    var startedAt = System.currentTimeMillis() // the run's clock, from when the driver's queries run
     def elapsed = System.currentTimeMillis() - startedAt
     val events = Vector.newBuilder[Event]
     def event(what: String): Unit = {
@@ -106,8 +106,9 @@ object SoakBenchmark {
     val samples = Vector.newBuilder[SoakSample]
     var failure = Option.empty[String]
     val schedule = mutable.Queue(SoakSchedule.of(settings.seconds, runs(settings)): _*)
-    val later = mutable.ArrayBuffer.empty[(Long, () => Unit)] // what a fault undoes, and when
-    def undoDue(): Unit = later.filter(_._1 <= elapsed).foreach { due =>
+    // What is due later: the end of an outage, a kill that waits for an executor to be up.
+    val later = mutable.ArrayBuffer.empty[(Long, () => Unit)]
+    def runDue(): Unit = later.filter(_._1 <= elapsed).foreach { due =>
       later -= due
       due._2()
     }
@@ -115,8 +116,10 @@ object SoakBenchmark {
     def apply(fault: Fault): Unit = fault match {
       case Fault.KillExecutor =>
         val alive = driver.executors.keys.toSeq.sorted
-        if (alive.isEmpty) event("no executor alive to kill")
-        else {
+        if (alive.isEmpty) {
+          event("no executor up to kill yet: again in 5 s")
+          later += (elapsed + 5000) -> (() => apply(Fault.KillExecutor))
+        } else {
           val id = alive(random.nextInt(alive.size))
           event(s"executor $id killed (pid ${ExecutorProcesses.kill(id, driver.handle)})")
         }
@@ -149,11 +152,17 @@ object SoakBenchmark {
     }
 
     try {
-      event(s"driver started (pid ${driver.pid}); writing ${settings.perSecond} records a second")
+      // The faults' clock starts once the application's queries run: a cluster's start is no part of the soak.
+      while (!driverSettings.metrics.exists() && driver.isAlive && elapsed < 300000) Thread.sleep(200)
+      val startup = elapsed
+      startedAt = System.currentTimeMillis()
+      event(
+        s"driver started (pid ${driver.pid}), its queries running after ${startup / 1000} s; writing " +
+          s"${settings.perSecond} records a second")
       var nextSample = 0L
       while (elapsed < settings.seconds * 1000L && failure.isEmpty) {
         while (schedule.nonEmpty && elapsed >= schedule.head._1 * 1000L) apply(schedule.dequeue()._2)
-        undoDue()
+        runDue()
         if (elapsed >= nextSample) {
           samples += sampler.sample(elapsed, driver)
           nextSample += settings.sampleSeconds * 1000L

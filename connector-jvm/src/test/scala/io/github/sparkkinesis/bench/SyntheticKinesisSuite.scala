@@ -35,11 +35,13 @@ class SyntheticKinesisSuite extends AnyFunSuite with BeforeAndAfterAll {
   /** The connector's clients, each for its side, as the integration suites' record of calls expects. */
   private lazy val api: KinesisApi = KinesisClientFactory.create(aws, ClientUse.Reading)
   private lazy val writer: KinesisApi = KinesisClientFactory.create(aws, ClientUse.Writing)
+  private lazy val consumers: KinesisApi = KinesisClientFactory.create(aws, ClientUse.ManagingConsumers)
 
   override protected def afterAll(): Unit =
     try {
       api.close()
       writer.close()
+      consumers.close()
       kinesis.close()
     } finally super.afterAll()
 
@@ -250,19 +252,20 @@ class SyntheticKinesisSuite extends AnyFunSuite with BeforeAndAfterAll {
   test("consumers are CREATING, then ACTIVE; deregistered, DELETING, then gone") {
     val stream = newStream(StreamSpec(_, shards = 1))
     val streamArn = api.describeStream(stream).arn
-    val registered = api.registerConsumer(streamArn, "reader")
+    // Through the side that manages consumers: the integration suites check which actions each side calls.
+    val registered = consumers.registerConsumer(streamArn, "reader")
     assert(registered.status == "CREATING")
     assert(registered.arn.startsWith(s"$streamArn/consumer/reader:"))
-    intercept[KinesisApiException.InUse](api.registerConsumer(streamArn, "reader"))
-    eventually("the consumer ACTIVE")(api.describeConsumer(streamArn, "reader").exists(_.isActive))
-    assert(api.describeConsumerByArn(registered.arn).map(_.name).contains("reader"))
-    assert(api.listConsumers(streamArn).map(_.arn) == Seq(registered.arn))
+    intercept[KinesisApiException.InUse](consumers.registerConsumer(streamArn, "reader"))
+    eventually("the consumer ACTIVE")(consumers.describeConsumer(streamArn, "reader").exists(_.isActive))
+    assert(consumers.describeConsumerByArn(registered.arn).map(_.name).contains("reader"))
+    assert(consumers.listConsumers(streamArn).map(_.arn) == Seq(registered.arn))
     assert(kinesis.registerConsumer(stream, "other").startsWith(s"$streamArn/consumer/other:"))
-    assert(api.listConsumers(streamArn).map(_.name) == Seq("other", "reader"))
-    api.deregisterConsumer(streamArn, "reader")
-    assert(api.describeConsumerByArn(registered.arn).map(_.status).contains("DELETING"))
-    eventually("the consumer gone")(api.describeConsumerByArn(registered.arn).isEmpty)
-    assert(api.listConsumers(streamArn).map(_.name) == Seq("other"))
+    assert(consumers.listConsumers(streamArn).map(_.name) == Seq("other", "reader"))
+    consumers.deregisterConsumer(streamArn, "reader")
+    assert(consumers.describeConsumerByArn(registered.arn).map(_.status).contains("DELETING"))
+    eventually("the consumer gone")(consumers.describeConsumerByArn(registered.arn).isEmpty)
+    assert(consumers.listConsumers(streamArn).map(_.name) == Seq("other"))
     assert(kinesis.deregisterConsumer(stream, "other") && !kinesis.deregisterConsumer(stream, "none"))
   }
 
