@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.github.sparkkinesis.reading
 
-import io.github.sparkkinesis.client.{IteratorStart, KinesisApi, KinesisApiException}
+import io.github.sparkkinesis.client.{IteratorStart, KinesisApi, KinesisApiException, KinesisRecord}
 import io.github.sparkkinesis.config.ReadConfig
 import io.github.sparkkinesis.offsets.ShardKey
 import io.github.sparkkinesis.util.{Backoff, Clock}
@@ -80,14 +80,17 @@ private[reading] final class PolledReads(
       val bytes = batch.records.iterator.map(_.data.length.toLong).sum
       quietCalls = if (batch.records.isEmpty && batch.millisBehindLatest == 0) quietCalls + 1 else 0
       notBefore = startedAt + math.max(period, bytes * 1000 / config.maxFetchBytesPerSecond)
+      // Kinesis computes the lag from arrival times, so records that arrived in the same millisecond can
+      // show a lag of 0 while more of them are left: a full answer is never taken for the tip, nor one
+      // that Kinesis may have cut short for its size.
+      val atTip = batch.millisBehindLatest == 0 && batch.records.size < asked
       ReadStep.Read(
         batch.records,
         batch.millisBehindLatest,
-        // Kinesis computes the lag from arrival times, so records that arrived in the same millisecond can
-        // show a lag of 0 while more of them are left: a full answer is never taken for the tip.
-        atTip = batch.millisBehindLatest == 0 && batch.records.size < asked,
+        atTip = atTip,
         shardEnded = batch.nextIterator.isEmpty,
-        asOf = startedAt
+        asOf = startedAt,
+        whole = atTip && answerBytesAtMost(batch.records, bytes) <= UncutAnswerBytes
       )
     } catch {
       case _: KinesisApiException.ExpiredIterator =>
@@ -118,4 +121,14 @@ private[reading] object PolledReads {
 
   /** How long a throttled shard rests, as the Databricks source's log line says. */
   val ThrottlePauseMs = 5000L
+
+  /**
+   * An answer of at most this size was not cut short for its size: Kinesis cuts a GetRecords answer at
+   * 10 MiB, and a record (data and partition key) is at most 1 MiB, so the next record would have fitted.
+   */
+  val UncutAnswerBytes: Long = 9L * 1024 * 1024
+
+  /** At most what `records` count towards an answer's size: their data, and their keys at 3 UTF-8 bytes a char. */
+  private def answerBytesAtMost(records: Seq[KinesisRecord], dataBytes: Long): Long =
+    dataBytes + 3L * records.iterator.map(_.partitionKey.length.toLong).sum
 }

@@ -14,7 +14,9 @@ private[sparkkinesis] object ReadEnd {
   /**
    * The records that arrived before this instant (epoch ms): Trigger.AvailableNow's run start, or a batch
    * read's end by time. The end is reached at the first record that arrived at or after it, or once an
-   * answer given at or after it shows nothing more at the shard's tip.
+   * answer given at or after it holds everything up to the shard's tip (`ReadStep.Read.whole`): a polled
+   * answer at the tip, shorter than asked and not cut for its size, ends the read without a further call
+   * that would find nothing; a subscription's event only when it is empty.
    */
   final case class ArrivedBefore(epochMillis: Long) extends ReadEnd
 

@@ -14,13 +14,17 @@ private[reading] object ReadStep {
    * @param atTip      nothing newer is in the shard as far as this answer can tell
    * @param shardEnded the shard is closed and these are its last records
    * @param asOf       the answer shows the shard as it was at this instant or later (for Trigger.AvailableNow)
+   * @param whole      the answer holds every record from where it was asked up to the shard's tip as it was
+   *                   then: at its tip, and nothing left out for the count asked or the answer's size, so
+   *                   that any record that arrived before `asOf` is in it or was read before
    */
   final case class Read(
       records: Seq[KinesisRecord],
       millisBehindLatest: Long,
       atTip: Boolean,
       shardEnded: Boolean,
-      asOf: Long)
+      asOf: Long,
+      whole: Boolean)
       extends ReadStep
 
   /** Kinesis throttled the call (`cause`); the reads wait before the next. */

@@ -161,9 +161,9 @@ private[sparkkinesis] final class ShardFetcher(
         } else {
           ended = read.shardEnded
           spec.end match {
-            // Nothing at all after the last record, in an answer given at or after the end: nothing older is left.
-            case ReadEnd.ArrivedBefore(instant) =>
-              if (read.records.isEmpty && read.millisBehindLatest == 0 && read.asOf >= instant) endReached = true
+            // An answer given at or after the end that holds everything up to the shard's tip: nothing older
+            // is left, without another call to find nothing.
+            case ReadEnd.ArrivedBefore(instant) => if (read.whole && read.asOf >= instant) endReached = true
             case _ => ()
           }
         }

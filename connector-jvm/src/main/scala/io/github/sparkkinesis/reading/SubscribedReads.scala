@@ -123,7 +123,9 @@ private[reading] final class SubscribedReads(
       r.records.lastOption.foreach(last => position = IteratorStart.AfterSequenceNumber(last.sequenceNumber))
       val asOf = requestedAt
       requestedAt = clock.nowMillis() // taking this event asked for the next
-      ReadStep.Read(r.records, r.millisBehindLatest, atTip = r.millisBehindLatest == 0, r.shardEnded, asOf)
+      // An event holds what was pushed, not everything up to the tip: only an empty one at the tip is whole.
+      val atTip = r.millisBehindLatest == 0
+      ReadStep.Read(r.records, r.millisBehindLatest, atTip, r.shardEnded, asOf, whole = atTip && r.records.isEmpty)
   }
 
   private def subscribe(resumeAt: IteratorStart): ReadStep = {

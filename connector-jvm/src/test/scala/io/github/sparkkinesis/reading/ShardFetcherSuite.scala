@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.github.sparkkinesis.reading
 
+import io.github.sparkkinesis.config.ReadConfig
 import io.github.sparkkinesis.offsets.{ShardKey, ShardPosition}
 import io.github.sparkkinesis.testing.{DefaultConfigs, FakeKinesisApi, ManualClock}
 import org.scalatest.funsuite.AnyFunSuite
@@ -16,15 +17,18 @@ class ShardFetcherSuite extends AnyFunSuite {
     val key: ShardKey = ShardKey("s", shard)
     val seqs: Seq[String] = (1 to records).map(i => api.put("s", shard, "x" * (payload - 1) + (i % 10)))
 
-    def fetcher(from: ShardPosition = ShardPosition.TrimHorizon, arrivedBefore: Long = Long.MaxValue) =
+    def fetcher(
+        from: ShardPosition = ShardPosition.TrimHorizon,
+        arrivedBefore: Long = Long.MaxValue,
+        reading: ReadConfig = config) =
       new ShardFetcher(
         api,
         ShardFetchSpec(
           key,
           from,
-          FetchCursor(None, 0, config.maxRecordsPerFetch),
+          FetchCursor(None, 0, reading.maxRecordsPerFetch),
           end = ReadEnd.arrivedBefore(arrivedBefore)),
-        config,
+        reading,
         clock
       )
   }
@@ -115,15 +119,54 @@ class ShardFetcherSuite extends AnyFunSuite {
     assert(fetcher.readEndReached)
   }
 
-  test("under AvailableNow a shard is finished once a call after the cut-off finds nothing more") {
+  test(
+    "under AvailableNow an answer after the cut-off that reaches the shard's tip finishes it, without another call") {
     val f = new Fixture(records = 3)
     val fetcher = f.fetcher(arrivedBefore = f.clock.nowMillis() + 1)
     f.clock.advance(5)
     fetcher.fetchOnce()
-    assert(!fetcher.finished, "records came back: there may be more")
+    assert(fetcher.finished, "3 of 8 asked, no lag, after the cut-off: nothing older is left")
+    assert(fetcher.readEndReached)
+    assert(fetcher.records.map(_.sequenceNumber) == f.seqs)
+    assert(f.api.calls("GetRecords") == 1)
+  }
+
+  test("under AvailableNow an answer before the cut-off does not finish the shard; one after it, empty, does") {
+    val f = new Fixture(records = 3)
+    val fetcher = f.fetcher(arrivedBefore = f.clock.nowMillis() + 1000)
+    fetcher.fetchOnce()
+    assert(!fetcher.finished, "the answer shows the shard before the cut-off: older records may still come")
+    f.clock.advance(1000)
     fetcher.fetchOnce()
     assert(fetcher.finished)
     assert(fetcher.records.size == 3)
+  }
+
+  test("under AvailableNow a full answer at no lag does not finish the shard, however late") {
+    val f = new Fixture(records = 20)
+    f.api.reportNoLag = true // records that arrived in the same millisecond: Kinesis' lag is 0
+    val fetcher = f.fetcher(arrivedBefore = f.clock.nowMillis() + 1)
+    f.clock.advance(5)
+    fetcher.fetchOnce()
+    assert(!fetcher.finished, "8 of 8 asked: more may follow")
+    fetcher.fetchOnce()
+    assert(!fetcher.finished, "8 of 8 asked: more may follow")
+    fetcher.fetchOnce()
+    assert(fetcher.finished)
+    assert(fetcher.records.map(_.sequenceNumber) == f.seqs)
+  }
+
+  test("under AvailableNow an answer Kinesis may have cut for its size does not finish the shard") {
+    val f = new Fixture(records = 10, payload = 1024 * 1024)
+    val fetcher = f.fetcher(arrivedBefore = f.clock.nowMillis() + 1, reading = config.copy(maxRecordsPerFetch = 100))
+    f.clock.advance(5)
+    fetcher.fetchOnce()
+    assert(!fetcher.finished, "10 MiB, near the size at which Kinesis cuts an answer: more may follow")
+    assert(fetcher.recordCount == 10)
+    f.clock.advance(60000)
+    fetcher.fetchOnce()
+    assert(fetcher.finished, "an empty answer at the tip after the cut-off")
+    assert(fetcher.recordCount == 10)
   }
 
   test("a full answer is never taken for the tip, even when Kinesis reports no lag") {
