@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.github.sparkkinesis.prefetch
 
+import java.util.concurrent.TimeUnit
+
 import scala.collection.mutable
 
 import io.github.sparkkinesis.config.{PrefetchConfig, TriggerLimits}
@@ -27,6 +29,7 @@ private[sparkkinesis] final class BlockCatalog(config: PrefetchConfig) {
   private var corrupt = 0L
   private var fatal = Option.empty[Throwable]
   private var changes = 0L
+  private var wakeUps = 0L // every change, planned or not: what awaitChange waits for
   private var gaugesNow = Option.empty[Gauges] // worked out when asked, forgotten when what they count changes
 
   /**
@@ -136,7 +139,7 @@ private[sparkkinesis] final class BlockCatalog(config: PrefetchConfig) {
     }
     if (planned) changes += 1
     gaugesNow = None
-    notifyAll()
+    wakeUp()
     rejected
   }
 
@@ -151,6 +154,11 @@ private[sparkkinesis] final class BlockCatalog(config: PrefetchConfig) {
   private def changed(): Unit = {
     changes += 1
     gaugesNow = None
+    wakeUp()
+  }
+
+  private def wakeUp(): Unit = {
+    wakeUps += 1
     notifyAll()
   }
 
@@ -250,8 +258,21 @@ private[sparkkinesis] final class BlockCatalog(config: PrefetchConfig) {
 
   def failure: Option[Throwable] = synchronized(fatal)
 
-  /** Waits until something changes or `timeoutMs` passes. */
-  def awaitChange(timeoutMs: Long): Unit = synchronized(wait(math.max(1, timeoutMs)))
+  /** Where the catalog's changes stand, for [[awaitChange]]: taken before looking at what the catalog holds. */
+  def mark: Long = synchronized(wakeUps)
+
+  /**
+   * Waits until something changes after `since` (a [[mark]]) or `timeoutMs` passes: a change between the
+   * mark and the wait, which the caller's look at the catalog may have missed, ends it at once.
+   */
+  def awaitChange(since: Long, timeoutMs: Long): Unit = synchronized {
+    val deadline = System.nanoTime() + math.max(1, timeoutMs) * 1000000L
+    var left = deadline - System.nanoTime()
+    while (wakeUps == since && left > 0) {
+      TimeUnit.NANOSECONDS.timedWait(this, left)
+      left = deadline - System.nanoTime()
+    }
+  }
 
   /** The stretches after `position`, if the first begins exactly there (stretches begin where batches end). */
   private def continuing(segments: Vector[Segment], position: ShardPosition): Vector[Segment] = {

@@ -71,12 +71,13 @@ private[sparkkinesis] final class Prefetcher(
   private def loop(): Unit =
     while (!stopped && catalog.failure.isEmpty && !jobs.shutDown) {
       if (clock.nowMillis() - lastSweepMs >= SweepIntervalMs) removeStray()
+      val mark = catalog.mark
       val buffered = catalog.bufferedBytes
       val shards = catalog.toFetch
       if (buffered >= config.fetchBufferBytes) {
         log.debug(s"$description: ${ByteSizes.format(buffered)} prefetched and uncommitted; waiting for commits")
-        catalog.awaitChange(IdleWaitMs)
-      } else if (shards.isEmpty) catalog.awaitChange(IdleWaitMs)
+        catalog.awaitChange(mark, IdleWaitMs)
+      } else if (shards.isEmpty) catalog.awaitChange(mark, IdleWaitMs)
       else runJob(shards, buffered)
     }
 

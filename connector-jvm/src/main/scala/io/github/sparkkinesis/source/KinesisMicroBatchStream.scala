@@ -135,11 +135,13 @@ private[sparkkinesis] class KinesisMicroBatchStream(
     val QueryStreams.Positions(recorded, tracked, readable) = continueFrom(from, listed)
     if (!firstAnswersAwaited) awaitFirstAnswers(readable.keySet)
     val limits = limitsOf(limit)
+    var mark = catalog.mark
     var advanced = advance(readable, limits)
     if (availableNowCutoff.isDefined) {
       while (advanced.isEmpty && !catalog.allCaughtUpToCutoff) {
-        catalog.awaitChange(AvailableNowWaitMs)
+        catalog.awaitChange(mark, AvailableNowWaitMs)
         throwIfPrefetchFailed(recorded)
+        mark = catalog.mark
         advanced = advance(readable, limits)
       }
     }
@@ -155,8 +157,10 @@ private[sparkkinesis] class KinesisMicroBatchStream(
     firstAnswersAwaited = true
     val deadline = System.nanoTime() + FirstAnswersWaitMs * 1000000L
     var left = FirstAnswersWaitMs
+    var mark = catalog.mark
     while (left > 0 && !catalog.answered(shards) && catalog.failure.isEmpty) {
-      catalog.awaitChange(left)
+      catalog.awaitChange(mark, left)
+      mark = catalog.mark
       left = (deadline - System.nanoTime()) / 1000000L
     }
   }

@@ -139,4 +139,22 @@ class BlockCatalogSuite extends AnyFunSuite {
     assert(c.sync(Map(a -> After("4"))).size == 1)
     assert(c.toFetch.map(_.from) == Seq(After("4")))
   }
+
+  test("a wait for the next change ends at a change made since the caller looked, or by another thread") {
+    def millisOf(wait: => Unit): Long = {
+      val started = System.nanoTime()
+      wait
+      (System.nanoTime() - started) / 1000000
+    }
+    val c = catalog(a -> TrimHorizon)
+    val mark = c.mark
+    c.accept(Seq(read(a, TrimHorizon, Some(10)))) // the prefetcher's answer lands before the query's thread waits
+    assert(millisOf(c.awaitChange(mark, timeoutMs = 60000)) < 30000, "the change since the mark was missed")
+    val answering = new Thread(() => { Thread.sleep(100); c.accept(Seq(read(a, After("10"), Some(20)))) })
+    val before = c.mark
+    answering.start()
+    assert(millisOf(c.awaitChange(before, timeoutMs = 60000)) < 30000, "the other thread's change was missed")
+    answering.join()
+    assert(millisOf(c.awaitChange(c.mark, timeoutMs = 50)) >= 50, "nothing changed: the whole timeout")
+  }
 }
