@@ -306,9 +306,11 @@ private[sparkkinesis] final class SdkKinesisApi private (
     // Validation errors, KMS keys disabled, missing or denied, and every other refusal of the request itself.
     case e: AwsServiceException if e.statusCode() >= 400 && e.statusCode() < 500 =>
       new KinesisApiException.Rejected(e.getMessage, e)
-    case e: SdkClientException if causedByUnreachable(e) => new KinesisApiException.Unreachable(e.getMessage, e)
-    case e: SdkException => new KinesisApiException.Failed(e.getMessage, e)
     case e: KinesisApiException => e
+    // A connection refused or a host unknown, whichever client saw it: the SDK's synchronous client wraps it in
+    // an SdkClientException, a subscription's asynchronous one may not.
+    case e if causedByUnreachable(e) => new KinesisApiException.Unreachable(String.valueOf(e.getMessage), e)
+    case e: SdkException => new KinesisApiException.Failed(e.getMessage, e)
     case e => new KinesisApiException.Failed(String.valueOf(e.getMessage), e)
   }
 
