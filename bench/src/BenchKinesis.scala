@@ -10,6 +10,8 @@ import java.time.Instant
 import io.github.sparkkinesis.client.KinesisAdminApi
 import io.github.sparkkinesis.testing.{EmulatorProcess, KinesisEmulator}
 import org.apache.spark.sql.SparkSession
+import software.amazon.awssdk.services.kinesis.model.{GetShardIteratorRequest, ShardIteratorType}
+import software.amazon.awssdk.services.kinesis.KinesisClient
 
 /**
  * Where a benchmark runs: kinesis-local, started here, unless KINESIS_ENDPOINT names another Kinesis; the
@@ -82,6 +84,18 @@ object BenchKinesis {
     val sorted = values.sorted
     if (sorted.isEmpty) None else Some(sorted(math.min(sorted.size - 1, math.ceil(p / 100 * sorted.size).toInt - 1)))
   }
+
+  /** An iterator at the oldest record of `shard`, from a plain SDK client: where the baseline readers start. */
+  def trimHorizon(client: KinesisClient, stream: String, shard: String): String =
+    client
+      .getShardIterator(
+        GetShardIteratorRequest
+          .builder()
+          .streamName(stream)
+          .shardId(shard)
+          .shardIteratorType(ShardIteratorType.TRIM_HORIZON)
+          .build())
+      .shardIterator()
 
   def largest(values: Seq[Long]): Option[Long] = if (values.isEmpty) None else Some(values.max)
 

@@ -12,10 +12,8 @@ import org.apache.spark.sql.streaming.Trigger
 import org.apache.spark.sql.SparkSession
 import software.amazon.awssdk.services.kinesis.model.{
   GetRecordsRequest,
-  GetShardIteratorRequest,
   ListShardsRequest,
-  ProvisionedThroughputExceededException,
-  ShardIteratorType
+  ProvisionedThroughputExceededException
 }
 
 /**
@@ -112,15 +110,7 @@ object CeilingBenchmark {
     val perShard = shards.map { shard =>
       pool.submit(new Callable[(Long, Long)] {
         def call(): (Long, Long) = {
-          var iterator = client
-            .getShardIterator(
-              GetShardIteratorRequest
-                .builder()
-                .streamName(stream)
-                .shardId(shard.shardId())
-                .shardIteratorType(ShardIteratorType.TRIM_HORIZON)
-                .build())
-            .shardIterator()
+          var iterator = BenchKinesis.trimHorizon(client, stream, shard.shardId())
           var (records, bytes) = (0L, 0L)
           var caughtUp = false
           while (!caughtUp) {

@@ -20,11 +20,9 @@ import org.apache.spark.TaskContext
 import software.amazon.awssdk.core.SdkBytes
 import software.amazon.awssdk.services.kinesis.model.{
   GetRecordsRequest,
-  GetShardIteratorRequest,
   ProvisionedThroughputExceededException,
   PutRecordsRequest,
-  PutRecordsRequestEntry,
-  ShardIteratorType
+  PutRecordsRequestEntry
 }
 
 /**
@@ -160,15 +158,7 @@ object SharedStreamReaders {
 
     private def read(reader: Int, shard: String): Unit = {
       val client = clients(reader)
-      var iterator = client
-        .getShardIterator(
-          GetShardIteratorRequest
-            .builder()
-            .streamName(stream)
-            .shardId(shard)
-            .shardIteratorType(ShardIteratorType.TRIM_HORIZON)
-            .build())
-        .shardIterator()
+      var iterator = BenchKinesis.trimHorizon(client, stream, shard)
       // Each reader starts at its own instant in the period, as independent programs would.
       Thread.sleep(scala.util.Random.nextInt(periodMs.toInt).toLong)
       while (running) {

@@ -3,6 +3,8 @@ package io.github.sparkkinesis.bench.soak
 
 import java.io.File
 import java.lang.management.ManagementFactory
+import java.nio.charset.StandardCharsets.UTF_8
+import java.nio.file.Files
 import java.util.concurrent.TimeUnit
 
 import scala.jdk.CollectionConverters._
@@ -93,7 +95,7 @@ private[soak] object DriverProcess {
       "appender.file.layout.type = PatternLayout",
       "appender.file.layout.pattern = %d{HH:mm:ss.SSS} %t %p %c{1}: %m%n%ex"
     ).mkString("", "\n", "\n")
-    java.nio.file.Files.write(file.toPath, text.getBytes(java.nio.charset.StandardCharsets.UTF_8))
+    Files.write(file.toPath, text.getBytes(UTF_8))
     file
   }
 }

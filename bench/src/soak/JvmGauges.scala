@@ -26,14 +26,13 @@ private[soak] object JvmGauges {
   // "[1764133449123ms] GC(12) Pause Young (Normal) (G1 Evacuation Pause) 61M->23M(256M) 4.211ms"
   private val Collection = """\[(\d+)ms\].* (\d+)([KMG])->(\d+)([KMG])\((\d+)([KMG])\).*""".r
 
-  /** Every collection `<role>-<pid>.log` in `dir` records, in order. */
-  def collections(dir: File, role: String, pid: Long): Seq[AfterGc] = {
-    val file = new File(dir, s"$role-$pid.log")
-    if (!file.exists()) Seq.empty
-    else
-      Files.readAllLines(file.toPath, UTF_8).asScala.toSeq.collect { case Collection(at, _, _, after, unit, _, _) =>
-        AfterGc(at.toLong, after.toLong * unitBytes(unit))
-      }
+  /** The GC log [[DriverProcess]] has the JVM `pid` of `role` write in `dir`. */
+  def gcLog(dir: File, role: String, pid: Long): File = new File(dir, s"$role-$pid.log")
+
+  /** The collection a line of a GC log records, if it records one. */
+  def afterGc(line: String): Option[AfterGc] = line match {
+    case Collection(at, _, _, after, unit, _, _) => Some(AfterGc(at.toLong, after.toLong * unitBytes(unit)))
+    case _ => None
   }
 
   /** The processes that wrote `<role>-<pid>.log` files in `dir`. */

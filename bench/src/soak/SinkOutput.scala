@@ -49,10 +49,11 @@ private[soak] object SinkOutput {
     Option(dir.listFiles())
       .map(_.toSeq)
       .getOrElse(Seq.empty)
-      .collect { case f @ FileName(Name(id)) => BatchRun(id.toLong, f) }
+      .flatMap { file =>
+        file.getName match {
+          case Name(id) => Some(BatchRun(id.toLong, file))
+          case _ => None
+        }
+      }
       .sortBy(r => (r.batchId, r.file.lastModified()))
-
-  private object FileName {
-    def unapply(f: File): Option[String] = Some(f.getName)
-  }
 }

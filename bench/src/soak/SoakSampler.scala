@@ -2,9 +2,8 @@
 package io.github.sparkkinesis.bench.soak
 
 import java.io.File
-import java.nio.charset.StandardCharsets.UTF_8
-import java.nio.file.Files
 
+import scala.collection.mutable
 import scala.util.Try
 
 import com.fasterxml.jackson.databind.ObjectMapper
@@ -48,8 +47,12 @@ private[soak] final class SoakSampler(
     written: () => Long,
     openSubscriptions: () => Option[Int] = () => None) {
   private val outputs = queries.map(q => q.name -> new SinkOutput(new File(work, s"output/${q.name}"))).toMap
-  private val read = scala.collection.mutable.Map(queries.map(_.name -> 0L): _*)
+  private val read = mutable.Map(queries.map(_.name -> 0L): _*)
   private val json = new ObjectMapper()
+  private val metricsLines = new AppendedLines(new File(work, "driver-metrics.jsonl"))
+  private var lastMetricsLine: Option[String] = None
+  private val gcLines = mutable.Map.empty[File, AppendedLines]
+  private val heapAfterGc = mutable.Map.empty[File, Long]
   @volatile private var lastWritten = 0L
 
   /** Whether every query has read as many records as Kinesis held at the last sample. */
@@ -75,7 +78,12 @@ private[soak] final class SoakSampler(
         metric("numAwsRateLimitErrors")
       )
     }.toMap
-    def lastAfterGc(role: String, pid: Long) = JvmGauges.collections(gcLogs, role, pid).lastOption.map(_.heapBytes)
+    def lastAfterGc(role: String, pid: Long) = {
+      val log = JvmGauges.gcLog(gcLogs, role, pid)
+      val appended = gcLines.getOrElseUpdate(log, new AppendedLines(log)).next()
+      appended.flatMap(JvmGauges.afterGc).lastOption.foreach(gc => heapAfterGc(log) = gc.heapBytes)
+      heapAfterGc.get(log)
+    }
     val executorHeaps = executors.flatMap(e => lastAfterGc("executor", e.pid()))
     val executorThreads = executors.flatMap(e => JvmGauges.threads(e.pid()))
     SoakSample(
@@ -93,10 +101,8 @@ private[soak] final class SoakSampler(
 
   /** The driver's last metrics line, if it wrote one in the last 10 seconds. */
   private def lastMetrics() = {
-    val file = new File(work, "driver-metrics.jsonl")
-    Try(Files.readAllLines(file.toPath, UTF_8)).toOption
-      .filter(!_.isEmpty)
-      .map(lines => lines.get(lines.size - 1))
+    metricsLines.next().lastOption.foreach(line => lastMetricsLine = Some(line))
+    lastMetricsLine
       .flatMap(line => Try(json.readTree(line)).toOption)
       .filter(m => System.currentTimeMillis() - m.get("at").asLong < 10000)
   }

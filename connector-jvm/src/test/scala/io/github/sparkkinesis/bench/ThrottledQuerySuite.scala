@@ -6,12 +6,7 @@ import java.util.concurrent.atomic.AtomicLong
 import io.github.sparkkinesis.bench.synthetic.{StreamSpec, SyntheticKinesis}
 import io.github.sparkkinesis.testing.SparkStreamingSuite
 import org.scalatest.funsuite.AnyFunSuite
-import software.amazon.awssdk.services.kinesis.model.{
-  GetRecordsRequest,
-  GetShardIteratorRequest,
-  ProvisionedThroughputExceededException,
-  ShardIteratorType
-}
+import software.amazon.awssdk.services.kinesis.model.{GetRecordsRequest, ProvisionedThroughputExceededException}
 
 /**
  * AWS' throttling answers reach a query's progress: the benchmarks' synthetic Kinesis enforces a shard's
@@ -28,15 +23,7 @@ class ThrottledQuerySuite extends AnyFunSuite with SparkStreamingSuite {
     @volatile var reading = true
     val otherReader = new Thread(() => {
       val shard = "shardId-000000000000"
-      val iterator = other
-        .getShardIterator(
-          GetShardIteratorRequest
-            .builder()
-            .streamName(stream)
-            .shardId(shard)
-            .shardIteratorType(ShardIteratorType.TRIM_HORIZON)
-            .build())
-        .shardIterator()
+      val iterator = BenchKinesis.trimHorizon(other, stream, shard)
       while (reading) {
         try other.getRecords(GetRecordsRequest.builder().shardIterator(iterator).limit(1).build())
         catch { case _: ProvisionedThroughputExceededException => otherThrottled.incrementAndGet() }

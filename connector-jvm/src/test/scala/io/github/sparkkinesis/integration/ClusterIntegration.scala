@@ -20,6 +20,18 @@ trait ClusterIntegration extends SourceIntegration { self: Suite =>
     "spark.default.parallelism" -> "4"
   )
 
+  /**
+   * Enhanced fan-out from TRIM_HORIZON on the executors: prefetch tasks of 200 ms over two shards each, whose
+   * subscriptions stay open in their executor for the next task (which goes where they are); the consumer is
+   * deregistered when the query stops.
+   */
+  protected val efoOnExecutors: Seq[(String, String)] = Seq(
+    "initialPosition" -> "trim_horizon",
+    "consumerMode" -> "efo",
+    "requireConsumerDeregistration" -> "true",
+    "shardsPerTask" -> "2",
+    "maxFetchDuration" -> "200ms")
+
   override protected def afterAll(): Unit = {
     val app = Option(spark).map(_.sparkContext.applicationId)
     try super.afterAll()

@@ -33,16 +33,9 @@ class ClusterIntegrationSuite extends AnyFunSuite with ClusterIntegration {
   }
 
   test("enhanced fan-out on executors: records written while the query runs arrive once each", Integration) {
-    // Subscriptions stay open in the executors between prefetch tasks of 200 ms; each task goes where its
-    // shards' subscriptions are.
     val stream = newStream(shards = 4)
     val collector = new BatchCollector
-    val df = read(stream)(
-      "initialPosition" -> "trim_horizon",
-      "consumerMode" -> "efo",
-      "requireConsumerDeregistration" -> "true",
-      "shardsPerTask" -> "2",
-      "maxFetchDuration" -> "200ms")
+    val df = read(stream)(efoOnExecutors: _*)
     val query = collector.start(df, newCheckpoint())
     val written = (1 to 10).flatMap { round =>
       val values = (1 to 40).map(i => s"efo-$round-$i")

@@ -67,13 +67,7 @@ class LostExecutorIntegrationSuite extends AnyFunSuite with ClusterIntegration {
     val stream = newStream(shards = 4)
     val activity = SparkActivity.watch(spark)
     val collector = new BatchCollector
-    // Prefetch tasks of 200 ms leave their subscriptions open on their executor for the next task.
-    val df = read(stream)(
-      "initialPosition" -> "trim_horizon",
-      "consumerMode" -> "efo",
-      "requireConsumerDeregistration" -> "true",
-      "shardsPerTask" -> "2",
-      "maxFetchDuration" -> "200ms")
+    val df = read(stream)(efoOnExecutors: _*)
     val query = collector.start(df, newCheckpoint())
     val written = mutable.ArrayBuffer.empty[Seen]
     var round = 0
