@@ -50,6 +50,7 @@ private[sparkkinesis] final class Prefetcher(
   private var thread = Option.empty[Thread]
   private var failedJobs = 0
   private var lastSweepMs = clock.nowMillis()
+  private var sweepFailed = false // the last look for stray blocks failed
 
   /** Starts the loop, once. Called by the query's thread, so the job properties it inherits are the query's. */
   def start(): Unit = synchronized {
@@ -201,12 +202,21 @@ private[sparkkinesis] final class Prefetcher(
   /**
    * Removes the source's blocks that the catalog does not hold: those of tasks whose results never arrived
    * (a failed or cancelled job, a speculative attempt that lost). Runs between jobs, and every
-   * [[Prefetcher.SweepIntervalMs]] for attempts that store a block after their job ended.
+   * [[Prefetcher.SweepIntervalMs]] for attempts that store a block after their job ended. A look that fails
+   * is tried again at the next sweep, and warned of only if that fails too: Spark's block manager may throw
+   * while it lists blocks that other tasks store at the same moment.
    */
   private def removeStray(): Unit = {
     lastSweepMs = clock.nowMillis()
-    try store.removeAllBut(streamId, catalog.blocks)
-    catch { case NonFatal(e) => log.warn(s"Could not look for stray prefetched blocks of $description", e) }
+    try {
+      store.removeAllBut(streamId, catalog.blocks)
+      sweepFailed = false
+    } catch {
+      case NonFatal(e) if sweepFailed => log.warn(s"Could not look for stray prefetched blocks of $description", e)
+      case NonFatal(e) =>
+        sweepFailed = true
+        log.info(s"Could not look for stray prefetched blocks of $description (will try again): $e")
+    }
   }
 
   /**
