@@ -20,9 +20,11 @@ import org.apache.spark.sql.streaming.Trigger
  * Throughput, over a stream loaded beforehand with `shards` x `recordsPerShard` records of `payloadBytes`:
  *  - baseline: one thread per shard, GetShardIterator at TRIM_HORIZON and GetRecords until caught up, with
  *    no pause between calls: the most the Kinesis endpoint serves;
- *  - connector: a `Trigger.AvailableNow` query (local[2]) into a no-op sink, with the fastest settings
+ *  - connector: a `Trigger.AvailableNow` query (local[2]) into Spark's `noop` sink, with the fastest settings
  *    Kinesis allows (maxFetchRate 2.0, minFetchPeriod 200ms); its time includes the query's start, in a
  *    JVM warmed up by the same query over a small stream first (Spark's first query compiles its code).
+ * The two read the same records `rounds` times in turn, so that each round's ratio compares reads under
+ * the same load; the round of the median ratio is reported, with every round's ratio.
  *
  * Latency, from PutRecord to the record reaching the reader, for `latencyRecords` records put one every
  * 50 ms while the reader runs:
@@ -35,7 +37,7 @@ import org.apache.spark.sql.streaming.Trigger
  *
  * Runs on kinesis-local unless KINESIS_ENDPOINT is set. Prints a table and writes
  * bench/results/read-benchmark.json.
- * Usage: dev/bench [shards=4] [recordsPerShard=2000] [payloadBytes=200] [latencyRecords=300]
+ * Usage: dev/bench [shards=4] [recordsPerShard=2000] [payloadBytes=200] [latencyRecords=300] [rounds=3]
  */
 object ReadBenchmark {
 
@@ -43,6 +45,14 @@ object ReadBenchmark {
     def recordsPerSecond: Double = records * 1000.0 / millis
     def megabytesPerSecond: Double = bytes * 1000.0 / millis / 1e6
   }
+
+  /** The SDK's read and the connector's of the same records, one after the other. */
+  final case class Round(sdk: Throughput, connector: Throughput) {
+    def ratio: Double = connector.recordsPerSecond / sdk.recordsPerSecond
+  }
+
+  /** The round of the median ratio (of the upper two of an even number). */
+  def medianRound(rounds: Seq[Round]): Round = rounds.sortBy(_.ratio).apply(rounds.size / 2)
 
   final case class Latency(name: String, millis: Seq[Long]) {
     def percentile(p: Double): Long = BenchKinesis.percentile(millis, p).get
@@ -61,6 +71,8 @@ object ReadBenchmark {
     val perShard = args.lift(1).map(_.toInt).getOrElse(2000)
     val payload = args.lift(2).map(_.toInt).getOrElse(200)
     val latencyRecords = args.lift(3).map(_.toInt).getOrElse(300)
+    val rounds = args.lift(4).map(_.toInt).getOrElse(3)
+    require(rounds >= 1, s"rounds must be 1 or more, not $rounds")
     val kinesis = new BenchKinesis(shards)
     import kinesis.{admin, options}
     val loaded = kinesis.newStream("bench-load")
@@ -69,17 +81,17 @@ object ReadBenchmark {
     try {
       val warmUp = kinesis.newStream("bench-warm-up")
       write(admin, warmUp, 10 * shards, payload)
-      sparkRead(spark, warmUp, options)
-      sparkRead(spark, warmUp, options ++ Efo)
+      sparkRead(spark, warmUp, options, payload)
+      sparkRead(spark, warmUp, options ++ Efo, payload)
       val written = write(admin, loaded, shards * perShard, payload)
       println(s"Wrote $written records of $payload bytes to $shards shards of $loaded at ${kinesis.endpoint}")
-      val throughput = Seq(
-        sdkRead(admin, loaded),
-        sparkRead(spark, loaded, options),
-        sdkSubscribedRead(admin, loaded, written),
-        sparkRead(spark, loaded, options ++ Efo)
-      )
-      throughput.foreach(r => require(r.records == written, s"${r.name} read ${r.records} of $written records"))
+      val polling = (1 to rounds).map(_ => Round(sdkRead(admin, loaded), sparkRead(spark, loaded, options, payload)))
+      val efo = (1 to rounds).map { _ =>
+        Round(sdkSubscribedRead(admin, loaded, written), sparkRead(spark, loaded, options ++ Efo, payload))
+      }
+      (polling ++ efo).flatMap(r => Seq(r.sdk, r.connector)).foreach { r =>
+        require(r.records == written, s"${r.name} read ${r.records} of $written records")
+      }
       val latency = Seq(
         sdkLatency(admin, live, latencyRecords),
         sparkLatency(spark, admin, live, options, latencyRecords),
@@ -87,7 +99,7 @@ object ReadBenchmark {
         sparkLatency(spark, admin, live, options ++ Efo, latencyRecords)
       )
       val startUp = Seq(false, true).map(lowLatency => startToFirstRow(spark, kinesis, lowLatency))
-      report(kinesis, throughput, latency, startUp, s"dev/bench $shards $perShard $payload $latencyRecords")
+      report(kinesis, polling, efo, latency, startUp, s"dev/bench $shards $perShard $payload $latencyRecords $rounds")
     } finally {
       spark.stop()
       kinesis.close()
@@ -132,9 +144,12 @@ object ReadBenchmark {
     Throughput("AWS SDK GetRecords, a thread per shard", totals.map(_._1).sum, totals.map(_._2).sum, millis)
   }
 
-  private def sparkRead(spark: SparkSession, stream: String, options: Map[String, String]): Throughput = {
-    val counted = new AtomicLong()
-    val bytes = new AtomicLong()
+  /**
+   * A `Trigger.AvailableNow` query of `stream` into Spark's `noop` sink, which takes every row and keeps
+   * nothing, as the SDK loop hands every record to nothing; the rows are counted from the query's progress,
+   * their bytes are `payload` each.
+   */
+  private def sparkRead(spark: SparkSession, stream: String, options: Map[String, String], payload: Int): Throughput = {
     val df = spark.readStream
       .format("kinesis")
       .options(options)
@@ -144,23 +159,17 @@ object ReadBenchmark {
       .option("minFetchPeriod", "200ms")
       .load()
     val started = System.nanoTime()
-    val query = df
-      .selectExpr("length(data) AS size")
-      .writeStream
+    val query = df.writeStream
+      .format("noop")
       .option("checkpointLocation", Files.createTempDirectory("bench-checkpoint").toString)
       .trigger(Trigger.AvailableNow())
-      .foreachBatch { (batch: DataFrame, _: Long) =>
-        val row = batch.selectExpr("count(*)", "coalesce(sum(size), 0)").head()
-        counted.addAndGet(row.getLong(0))
-        bytes.addAndGet(row.getLong(1))
-        ()
-      }
       .start()
     query.awaitTermination()
     val millis = (System.nanoTime() - started) / 1000000
-    val batches = query.recentProgress.count(_.numInputRows > 0)
+    val batches = query.recentProgress.filter(_.numInputRows > 0)
+    val records = batches.map(_.numInputRows).sum
     val mode = if (isEfo(options)) "connector efo" else "connector"
-    Throughput(s"$mode, Trigger.AvailableNow ($batches batches)", counted.get, bytes.get, millis)
+    Throughput(s"$mode, Trigger.AvailableNow (${batches.length} batches)", records, records * payload, millis)
   }
 
   /** The stream's consumer for the SDK baselines, registered and ACTIVE; deregister it when done. */
@@ -363,17 +372,23 @@ object ReadBenchmark {
 
   private def report(
       kinesis: BenchKinesis,
-      throughput: Seq[Throughput],
+      polling: Seq[Round],
+      efo: Seq[Round],
       latency: Seq[Latency],
       startUp: Seq[Latency],
       command: String): Unit = {
-    println(f"${"reader"}%-58s ${"records"}%8s ${"ms"}%7s ${"records/s"}%10s ${"MB/s"}%6s")
+    val (pollingMedian, efoMedian) = (medianRound(polling), medianRound(efo))
+    val throughput = Seq(pollingMedian.sdk, pollingMedian.connector, efoMedian.sdk, efoMedian.connector)
+    println(
+      f"${s"reader (the round of the median ratio, of ${polling.size})"}%-58s ${"records"}%8s ${"ms"}%7s " +
+        f"${"records/s"}%10s ${"MB/s"}%6s")
     throughput.foreach { r =>
       println(f"${r.name}%-58s ${r.records}%8d ${r.millis}%7d ${r.recordsPerSecond}%10.0f ${r.megabytesPerSecond}%6.2f")
     }
-    val ratio = throughput(1).recordsPerSecond / throughput(0).recordsPerSecond
-    val efoRatio = throughput(3).recordsPerSecond / throughput(2).recordsPerSecond
-    println(f"connector / SDK: polling $ratio%.2f, enhanced fan-out $efoRatio%.2f")
+    def ratios(rounds: Seq[Round]) = rounds.map(r => f"${r.ratio}%.2f").mkString(", ")
+    println(
+      f"connector / SDK: polling ${pollingMedian.ratio}%.2f (rounds ${ratios(polling)}), " +
+        f"enhanced fan-out ${efoMedian.ratio}%.2f (rounds ${ratios(efo)})")
     println(f"${"PutRecord to reader"}%-58s ${"records"}%8s ${"p50 ms"}%7s ${"p99 ms"}%7s")
     latency.foreach { l =>
       println(f"${l.name}%-58s ${l.millis.size}%8d ${l.percentile(50)}%7d ${l.percentile(99)}%7d")
@@ -390,6 +405,10 @@ object ReadBenchmark {
           f""""recordsPerSecond": ${r.recordsPerSecond}%.0f, "megabytesPerSecond": ${r.megabytesPerSecond}%.3f}"""
       }
       .mkString(",\n")
+    def roundsJson(rounds: Seq[Round]) = rounds
+      .map(r =>
+        f"""    {"sdkMillis": ${r.sdk.millis}, "connectorMillis": ${r.connector.millis}, "ratio": ${r.ratio}%.3f}""")
+      .mkString(",\n")
     val latencyJson = latency
       .map { l =>
         s"""    {"reader": "${l.name}", "records": ${l.millis.size}, "p50Millis": ${l.percentile(50)}, """ +
@@ -401,8 +420,10 @@ object ReadBenchmark {
       command,
       Seq(
         s""""throughput": [\n$throughputJson\n  ]""",
-        f""""connectorToSdkThroughputRatio": $ratio%.3f""",
-        f""""connectorToSdkThroughputRatioEfo": $efoRatio%.3f""",
+        f""""connectorToSdkThroughputRatio": ${pollingMedian.ratio}%.3f""",
+        f""""connectorToSdkThroughputRatioEfo": ${efoMedian.ratio}%.3f""",
+        s""""pollingRounds": [\n${roundsJson(polling)}\n  ]""",
+        s""""efoRounds": [\n${roundsJson(efo)}\n  ]""",
         s""""latency": [\n$latencyJson\n  ]""",
         s""""startToFirstRow": [\n$startJson\n  ]"""
       )
