@@ -29,7 +29,7 @@ import software.amazon.awssdk.services.kinesis.model.PutRecordRequest
  *  - idle: the CPU the JVM spends in 10 s with nothing arriving, less the synthetic Kinesis' own threads
  *    (local mode: the driver, the prefetch tasks and the batches share the JVM); and of it the driver's
  *    ([[IdleDriver]]): the query's thread, split by a sampler between the connector's code and Spark's own,
- *    and the connector's driver threads;
+ *    and the connector's driver threads; and the GetRecords calls a second the prefetching made meanwhile;
  *  - the size of the newest offset file, and the heap in use after a garbage collection.
  * Prints a table and writes bench/results/scale-benchmark.json.
  * Usage: dev/bench scale [shards=200,1000] [seconds=30]
@@ -59,6 +59,7 @@ object ScaleBenchmark {
       idleCpuShare: Double,
       idleCpuByThreads: Seq[(String, Double)],
       idleDriver: IdleDriver,
+      idleGetRecordsPerSecond: Double,
       offsetFileBytes: Long,
       heapUsedBytes: Long)
 
@@ -121,7 +122,9 @@ object ScaleBenchmark {
         .drop(batchesBefore)
         .filter(p => java.time.Instant.parse(p.timestamp).toEpochMilli >= quietFrom)
       val latencies = rows.asScala.collect { case (arrival, seen) if arrival >= quietFrom => seen - arrival }.toSeq
+      val getRecordsBefore = kinesis.callCounts.getOrElse("GetRecords", 0L)
       val (idle, idleByThreads, idleDriver) = idleCpuShare(idleSeconds)
+      val idleGetRecords = (kinesis.callCounts.getOrElse("GetRecords", 0L) - getRecordsBefore).toDouble / idleSeconds
       System.gc()
       val heap = ManagementFactory.getMemoryMXBean.getHeapMemoryUsage.getUsed
       Result(
@@ -138,6 +141,7 @@ object ScaleBenchmark {
         idle,
         idleByThreads,
         idleDriver,
+        idleGetRecords,
         newestOffsetFile(checkpoint).map(_.length).getOrElse(0L),
         heap
       )
@@ -266,7 +270,7 @@ object ScaleBenchmark {
         s"  batches with rows while quiet: ${r.batchMillis.size}, duration p50 ${ms(percentile(r.batchMillis, 50))}, " +
           s"planning (latestOffset + queryPlanning) p50 ${ms(percentile(r.planningMillis, 50))}, max ${ms(largest(r.planningMillis))}")
       println(
-        f"  idle: ${r.idleCpuShare * 100}%.1f %% of a core; offset file ${r.offsetFileBytes} bytes; heap used ${r.heapUsedBytes / 1048576} MiB")
+        f"  idle: ${r.idleCpuShare * 100}%.1f %% of a core, ${r.idleGetRecordsPerSecond}%.0f GetRecords a second; offset file ${r.offsetFileBytes} bytes; heap used ${r.heapUsedBytes / 1048576} MiB")
       val d = r.idleDriver
       println(
         f"  idle driver: the query's thread ${d.queryThread * 100}%.1f %% (${d.connectorFractionOfQueryThread * 100}%.0f %% " +
@@ -298,6 +302,7 @@ object ScaleBenchmark {
           s""""planningP50Millis": ${json(percentile(r.planningMillis, 50))}, "planningMaxMillis": ${json(
               largest(r.planningMillis))},\n""" +
           f"""      "idleCpuShareOfOneCore": ${r.idleCpuShare}%.3f, "idleCpuByThreads": {${threadsJson(r)}},\n""" +
+          f"""      "idleGetRecordsPerSecond": ${r.idleGetRecordsPerSecond}%.1f,\n""" +
           f"""      "idleDriver": {"queryThread": ${r.idleDriver.queryThread}%.3f, "connectorFractionOfQueryThread": """ +
           f"""${r.idleDriver.connectorFractionOfQueryThread}%.3f, "connectorThreads": ${r.idleDriver.connectorThreads}%.3f, """ +
           f""""connector": ${r.idleDriver.connector}%.3f, "spark": ${r.idleDriver.spark}%.3f},\n""" +
