@@ -81,8 +81,8 @@ private[reading] final class PolledReads(
       quietCalls = if (batch.records.isEmpty && batch.millisBehindLatest == 0) quietCalls + 1 else 0
       notBefore = startedAt + math.max(period, bytes * 1000 / config.maxFetchBytesPerSecond)
       // Kinesis computes the lag from arrival times, so records that arrived in the same millisecond can
-      // show a lag of 0 while more of them are left: a full answer is never taken for the tip, nor one
-      // that Kinesis may have cut short for its size.
+      // show a lag of 0 while more of them are left: a full answer is never taken for the tip, nor, for a
+      // read up to an instant, one that Kinesis may have cut short for its size.
       val atTip = batch.millisBehindLatest == 0 && batch.records.size < asked
       ReadStep.Read(
         batch.records,
