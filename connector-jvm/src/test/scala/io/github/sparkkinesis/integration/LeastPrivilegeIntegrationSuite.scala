@@ -12,7 +12,7 @@ import org.scalatest.funsuite.AnyFunSuite
  * The README's IAM policies are exact: each side of the connector (source, sink, consumer manager) calls
  * every action its policy grants, on the paths that need them, and nothing else. The emulator enforces no
  * IAM, so the SDK's calls are recorded (testing/RecordedKinesisCalls); every integration suite checks the
- * "nothing else" half when it ends.
+ * "nothing else" half for its own calls when it ends, and this one both halves over every call of the JVM.
  */
 class LeastPrivilegeIntegrationSuite extends AnyFunSuite with SourceIntegration {
 
@@ -56,7 +56,7 @@ class LeastPrivilegeIntegrationSuite extends AnyFunSuite with SourceIntegration 
     } finally manager.close()
 
     val granted = IamPolicies.documented(ReadmeTables.readme(sys.props("kinesis.test.root")))
-    val called = RecordedKinesisCalls.bySide
+    val called = RecordedKinesisCalls.bySide()
     assert(called.keySet == granted.keySet, "every side, and no client of no side, called Kinesis")
     granted.foreach { case (side, actions) =>
       assert(called(side) -- actions == Set.empty, s"$side calls actions its policy does not grant")

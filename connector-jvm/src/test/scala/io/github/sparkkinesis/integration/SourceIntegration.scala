@@ -24,16 +24,21 @@ trait SourceIntegration extends KinesisEmulator with SparkStreamingSuite { self:
 
   def partitionKeyOf(value: String): String = s"key-${value.hashCode % 17}"
 
-  /** Each side's Kinesis actions called so far in this JVM that its README policy does not grant. */
+  /** The calls recorded before this suite began: what other suites of the JVM called is theirs to answer for. */
+  @volatile private var callsBefore = Map.empty[RecordedKinesisCalls.Call, Long]
+
+  /** Each side's Kinesis actions called since this suite began that its README policy does not grant. */
   def beyondPolicies: Map[String, Set[String]] = {
     val granted = IamPolicies.documented(ReadmeTables.readme(sys.props("kinesis.test.root")))
-    RecordedKinesisCalls.bySide
+    RecordedKinesisCalls
+      .bySide(since = callsBefore)
       .map { case (side, actions) => side -> (actions -- granted.getOrElse(side, Set.empty)) }
       .filter(_._2.nonEmpty)
   }
 
   override protected def beforeAll(): Unit = {
     RecordedKinesisCalls.install()
+    callsBefore = RecordedKinesisCalls.snapshot()
     super.beforeAll()
   }
 

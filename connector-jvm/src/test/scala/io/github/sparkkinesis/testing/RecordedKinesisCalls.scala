@@ -28,9 +28,19 @@ object RecordedKinesisCalls {
   /** Records the calls of every client the connector makes from now on in this JVM. */
   def install(): Unit = KinesisClientFactory.wrapNewClients((use, api) => new Recording(use, api))
 
-  /** The actions called so far in this JVM, by side (a ClientUse's name). */
-  def bySide: Map[String, Set[String]] =
-    counts.keySet.asScala.toSet.groupBy((call: Call) => call.side).map { case (side, c) => side -> c.map(_.action) }
+  /** How many calls of each kind were made so far in this JVM: a mark for [[bySide]] to count from. */
+  def snapshot(): Map[Call, Long] = counts.asScala.map { case (call, n) => call -> n.sum }.toMap
+
+  /**
+   * The actions called since `since` (a [[snapshot]]; by default, since the JVM started), by side (a
+   * ClientUse's name).
+   */
+  def bySide(since: Map[Call, Long] = Map.empty): Map[String, Set[String]] =
+    counts.asScala
+      .collect { case (call, n) if n.sum > since.getOrElse(call, 0L) => call }
+      .toSet
+      .groupBy((call: Call) => call.side)
+      .map { case (side, c) => side -> c.map(_.action) }
 
   /** How many calls of `action` each shard of `stream` had so far in this JVM, from any side. */
   def byShard(action: String, stream: String): Map[String, Long] =
