@@ -2,13 +2,14 @@
 package io.github.sparkkinesis.bench
 
 import java.nio.file.Files
-import java.util.concurrent.{Callable, Executors}
+import java.util.concurrent.{Callable, CountDownLatch, Executors, TimeUnit}
+import java.util.concurrent.atomic.AtomicLong
 
 import scala.jdk.CollectionConverters._
 
 import io.github.sparkkinesis.bench.synthetic.{StreamSpec, SyntheticKinesis}
 import io.github.sparkkinesis.kpl.AggregatedRecords
-import org.apache.spark.sql.streaming.Trigger
+import org.apache.spark.sql.streaming.{StreamingQueryListener, Trigger}
 import org.apache.spark.sql.SparkSession
 import software.amazon.awssdk.services.kinesis.model.{
   GetRecordsRequest,
@@ -28,6 +29,8 @@ import software.amazon.awssdk.services.kinesis.model.{
  *    ms between calls, and 1 s after a throttled one); aggregates are de-aggregated, as the connector does;
  *  - connector: a `Trigger.AvailableNow` query into the `noop` sink with every column of the schema, the
  *    fastest settings Kinesis allows (maxFetchRate 2.0, minFetchPeriod 200ms), timed from `start()`;
+ *  - running query: the same, with the default trigger (a micro-batch as soon as the last ends), timed from
+ *    `start()` to the progress of the batch that brought its count to every record of the stream;
  *  - batch read: `spark.read` of the whole stream, every row built and counted, the same settings, timed
  *    from the action (a task per shard; records go from the answers to rows, without blocks).
  *
@@ -53,8 +56,9 @@ object CeilingBenchmark {
     def recordsPerCpuSecond: Double = records * 1000.0 / math.max(1, cpuMillis)
   }
 
-  final case class Result(c: Case, recordsPerShard: Long, sdk: Run, connector: Run, batch: Run) {
+  final case class Result(c: Case, recordsPerShard: Long, sdk: Run, connector: Run, running: Run, batch: Run) {
     def ratio: Double = connector.recordsPerSecond / sdk.recordsPerSecond
+    def runningRatio: Double = running.recordsPerSecond / sdk.recordsPerSecond
     def batchRatio: Double = batch.recordsPerSecond / sdk.recordsPerSecond
 
     /** Megabytes of user record data a second (every user record of a case has the same size). */
@@ -92,11 +96,12 @@ object CeilingBenchmark {
       val expected = perShard * shards * c.aggregated
       val sdk = sdkRead(kinesis, name, limits, c.recordBytes)
       val connector = connectorRead(spark, kinesis, name)
+      val running = runningRead(spark, kinesis, name, expected)
       val batch = batchRead(spark, kinesis, name)
-      Seq(sdk, connector, batch).foreach { r =>
+      Seq(sdk, connector, running, batch).foreach { r =>
         require(r.records == expected, s"${r.reader} read ${r.records} of $expected records (${c.name})")
       }
-      Result(c, perShard, sdk, connector, batch)
+      Result(c, perShard, sdk, connector, running, batch)
     }
 
   private def cpuMillis(): Long = BenchKinesis.processCpuNanos() / 1000000
@@ -176,6 +181,55 @@ object CeilingBenchmark {
   }
 
   /**
+   * The stream read by a query that keeps running (the default trigger), timed from `start()` to the
+   * progress that counts its last record; stopped then.
+   */
+  private def runningRead(spark: SparkSession, kinesis: SyntheticKinesis, stream: String, expected: Long): Run = {
+    val df = spark.readStream
+      .format("kinesis")
+      .options(fastest(kinesis, stream))
+      .option("initialPosition", "trim_horizon")
+      .load()
+    val rows = new AtomicLong()
+    val batches = new AtomicLong()
+    val done = new CountDownLatch(1)
+    @volatile var endedAt = 0L
+    @volatile var cpuAtEnd = 0L
+    val listener = new StreamingQueryListener {
+      override def onQueryStarted(event: StreamingQueryListener.QueryStartedEvent): Unit = ()
+      override def onQueryTerminated(event: StreamingQueryListener.QueryTerminatedEvent): Unit = done.countDown()
+      override def onQueryProgress(event: StreamingQueryListener.QueryProgressEvent): Unit =
+        if (event.progress.name == stream && event.progress.numInputRows > 0) {
+          batches.incrementAndGet()
+          if (rows.addAndGet(event.progress.numInputRows) >= expected && done.getCount > 0) {
+            endedAt = System.nanoTime()
+            cpuAtEnd = cpuMillis()
+            done.countDown()
+          }
+        }
+    }
+    spark.streams.addListener(listener)
+    val (started, cpuAtStart) = (System.nanoTime(), cpuMillis())
+    val query = df.writeStream
+      .queryName(stream)
+      .format("noop")
+      .option("checkpointLocation", Files.createTempDirectory("bench-checkpoint").toString)
+      .start()
+    try {
+      require(done.await(10, TimeUnit.MINUTES), s"the running query read ${rows.get} of $expected records in 10 minutes")
+      query.exception.foreach(e => throw e)
+    } finally {
+      query.stop()
+      spark.streams.removeListener(listener)
+    }
+    Run(
+      s"connector, running query (${batches.get} batches)",
+      rows.get,
+      (endedAt - started) / 1000000,
+      cpuAtEnd - cpuAtStart)
+  }
+
+  /**
    * The stream read by a batch read (`spark.read`, every row built, counted), timed from the action: its
    * records go from Kinesis' answers to rows without being stored as blocks.
    */
@@ -196,12 +250,14 @@ object CeilingBenchmark {
     println(
       f"${"case"}%-38s ${"reader"}%-44s ${"records"}%9s ${"ms"}%7s ${"records/s"}%10s ${"MB/s"}%7s ${"rec/cpu-s"}%10s")
     results.foreach { r =>
-      Seq(r.sdk, r.connector, r.batch).foreach { run =>
+      Seq(r.sdk, r.connector, r.running, r.batch).foreach { run =>
         println(
           f"${r.c.name}%-38s ${run.reader}%-44s ${run.records}%9d ${run.millis}%7d ${run.recordsPerSecond}%10.0f " +
             f"${r.megabytesPerSecond(run)}%7.1f ${run.recordsPerCpuSecond}%10.0f")
       }
-      println(f"${r.c.name}%-38s connector / SDK: ${r.ratio}%.2f, batch read / SDK: ${r.batchRatio}%.2f")
+      println(
+        f"${r.c.name}%-38s connector / SDK: ${r.ratio}%.2f, running query / SDK: ${r.runningRatio}%.2f, " +
+          f"batch read / SDK: ${r.batchRatio}%.2f")
     }
     println(
       s"synthetic Kinesis calls: ${kinesis.callCounts.toSeq.sortBy(_._1).map { case (k, v) => s"$k $v" }.mkString(", ")}")
@@ -214,8 +270,8 @@ object CeilingBenchmark {
             f""""recordsPerCpuSecond": ${x.recordsPerCpuSecond}%.0f}"""
         s"""    {"case": "${r.c.name}", "recordBytes": ${r.c.recordBytes}, "aggregated": ${r.c.aggregated}, """ +
           s""""recordsPerShard": ${r.recordsPerShard},\n      "sdk": ${run(r.sdk)},\n      "connector": ${run(
-              r.connector)},\n      "batch": ${run(r.batch)},\n""" +
-          f"""      "connectorToSdk": ${r.ratio}%.3f, "batchToSdk": ${r.batchRatio}%.3f}"""
+              r.connector)},\n      "running": ${run(r.running)},\n      "batch": ${run(r.batch)},\n""" +
+          f"""      "connectorToSdk": ${r.ratio}%.3f, "runningToSdk": ${r.runningRatio}%.3f, "batchToSdk": ${r.batchRatio}%.3f}"""
       }
       .mkString(",\n")
     BenchKinesis.saveResults(

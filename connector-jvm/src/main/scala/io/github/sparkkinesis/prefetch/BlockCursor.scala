@@ -1,27 +1,38 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.github.sparkkinesis.prefetch
 
-import java.nio.charset.StandardCharsets.UTF_8
 import java.nio.ByteBuffer
 
 import io.github.sparkkinesis.client.KinesisRecord
 import io.github.sparkkinesis.offsets.{SequenceNumbers, ShardPosition}
+import io.github.sparkkinesis.prefetch.BlockLayout._
 import io.github.sparkkinesis.reading.RecordCursor
+import org.apache.spark.sql.catalyst.expressions.UnsafeRow
+import org.apache.spark.unsafe.Platform
 
 /**
- * The records of a block's encoded chunks ([[RecordBlockCodec]]), one at a time and in place: [[next]] reads a
- * record's lengths and numbers, and its partition key, data and sequence number stay where they are in
- * [[bytes]], to be copied once, into a row, or compared with a position, without a String or an Option
- * per record. The fields describe the current record until the next call. Optionally clipped to a range
- * of a shard ([[clip]]). Not thread-safe.
+ * The records of a prefetched block ([[BlockLayout]]), one at a time and in place: [[row]] is the current
+ * record's row, pointing into the block's bytes, which the partition reader hands Spark as it is; the
+ * sequence number is compared with a position where it lies, without a String or an Option per record.
+ * The fields describe the current record until the next call. Optionally clipped to a range of a shard
+ * ([[clip]]).
+ *
+ * The block comes as the buffers Spark holds it in: in memory, the very arrays the prefetch task wrote;
+ * read from disk or another executor, buffers whose boundaries need not be the chunks'. A chunk that lies
+ * in one array-backed buffer is read where it is; one split across buffers (or off the heap) is first copied
+ * into an array of its own. Not thread-safe.
+ *
+ * @param name the block's name, for errors
  */
-private[sparkkinesis] final class BlockCursor(chunks: Iterator[Array[Byte]]) extends RecordCursor {
+private[sparkkinesis] final class BlockCursor(name: String, buffers: Iterator[ByteBuffer]) extends RecordCursor {
+  private var buffer = ByteBuffer.allocate(0)
   private var chunk = Array.emptyByteArray
-  private var in = ByteBuffer.wrap(chunk)
   private var at = 0
+  private var end = 0
 
-  private var _keyAt, _keyLength, _dataAt, _dataLength, _seqAt, _seqLength = 0
-  private var _arrivalMillis, _subSequenceNumber = 0L
+  private var rowAt = 0
+  private var _subSequenceNumber = -1L
+  private val current = new UnsafeRow(Columns)
 
   private var after = Option.empty[ShardPosition.After]
   private var last = Option.empty[ShardPosition.After]
@@ -29,15 +40,12 @@ private[sparkkinesis] final class BlockCursor(chunks: Iterator[Array[Byte]]) ext
   private var incomplete: () => Throwable = () => null
   private var done = false
 
-  /** The bytes the current record's partition key, data and sequence number are in. */
-  def bytes: Array[Byte] = chunk
-  def keyAt: Int = _keyAt
-  def keyLength: Int = _keyLength
-  def dataAt: Int = _dataAt
-  override def dataLength: Int = _dataLength
-  def sequenceNumberAt: Int = _seqAt
-  def sequenceNumberLength: Int = _seqLength
-  override def arrivalMillis: Long = _arrivalMillis
+  /** The current record's row, in the block's bytes: valid until the next call to [[next]]. */
+  def row: UnsafeRow = current
+
+  override def dataLength: Int = word(Data).toInt
+
+  override def arrivalMillis: Long = getLong(chunk, rowAt + wordAt(ArrivalTimestamp)) / 1000L
 
   /** The user record's index in its KPL aggregate, or -1 for a whole Kinesis record. */
   def subSequenceNumber: Long = _subSequenceNumber
@@ -83,57 +91,98 @@ private[sparkkinesis] final class BlockCursor(chunks: Iterator[Array[Byte]]) ext
   }
 
   private def advance(): Boolean = {
-    while (at >= chunk.length && chunks.hasNext) open(chunks.next())
-    at < chunk.length && {
-      _keyLength = in.getInt(at)
-      _keyAt = at + 4
-      _dataLength = in.getInt(_keyAt + _keyLength)
-      _dataAt = _keyAt + _keyLength + 4
-      _seqLength = in.getInt(_dataAt + _dataLength)
-      _seqAt = _dataAt + _dataLength + 4
-      _arrivalMillis = in.getLong(_seqAt + _seqLength)
-      _subSequenceNumber = in.getLong(_seqAt + _seqLength + 8)
-      at = _seqAt + _seqLength + 16
+    while (at >= end && openChunk()) {}
+    at < end && {
+      val rowBytes = getInt(chunk, at)
+      _subSequenceNumber = getInt(chunk, at + 4).toLong
+      rowAt = at + RecordHeaderBytes
+      current.pointTo(chunk, Platform.BYTE_ARRAY_OFFSET + rowAt, rowBytes)
+      at = rowAt + rowBytes
       true
     }
   }
 
-  private def open(next: Array[Byte]): Unit = {
-    if (next.nonEmpty && next(0) != RecordBlockCodec.Version)
-      throw new IllegalStateException(s"Prefetched block chunk has unknown version ${next(0)}")
-    chunk = next
-    in = ByteBuffer.wrap(next)
-    at = 1
+  /** Moves to the block's next chunk; false at the block's end. */
+  private def openChunk(): Boolean = {
+    val header = take(ChunkHeaderBytes)
+    header.nonEmpty && {
+      val (bytes, headerAt) = header.get
+      val version = getInt(bytes, headerAt)
+      if (version != Version) {
+        throw new IllegalStateException(
+          s"Prefetched block $name has layout version $version, which this connector does not read (it reads " +
+            s"version $Version): do all executors run the same connector jar?")
+      }
+      val chunkBytes = getInt(bytes, headerAt + 4)
+      val (records, recordsAt) = take(chunkBytes - ChunkHeaderBytes).getOrElse {
+        throw new IllegalStateException(s"Prefetched block $name ends inside a chunk of $chunkBytes bytes")
+      }
+      chunk = records
+      at = recordsAt
+      end = recordsAt + chunkBytes - ChunkHeaderBytes
+      true
+    }
   }
+
+  /**
+   * The block's next `n` bytes as an array and where they start in it: in place when the current buffer
+   * holds them on the heap, else copied out; None at the block's end.
+   */
+  private def take(n: Int): Option[(Array[Byte], Int)] = {
+    while (!buffer.hasRemaining && buffers.hasNext) buffer = buffers.next().duplicate()
+    if (!buffer.hasRemaining) None
+    else if (buffer.hasArray && buffer.remaining >= n) {
+      val start = buffer.arrayOffset + buffer.position()
+      buffer.position(buffer.position() + n)
+      Some((buffer.array, start))
+    } else {
+      val copy = new Array[Byte](n)
+      var copied = 0
+      while (copied < n) {
+        while (!buffer.hasRemaining && buffers.hasNext) buffer = buffers.next().duplicate()
+        if (!buffer.hasRemaining) throw new IllegalStateException(s"Prefetched block $name ends inside a chunk")
+        val part = math.min(n - copied, buffer.remaining)
+        buffer.get(copy, copied, part)
+        copied += part
+      }
+      Some((copy, 0))
+    }
+  }
+
+  /** A column's word: offset << 32 | length for a variable-length one. */
+  private def word(column: Int): Long = getLong(chunk, rowAt + wordAt(column))
+
+  private def sequenceNumberAt: Int = rowAt + (word(SequenceNumber) >>> 32).toInt
+  private def sequenceNumberLength: Int = word(SequenceNumber).toInt
 
   /** How the current record orders against a position: negative when it is before, 0 when it is the one. */
   def compareTo(position: ShardPosition.After): Int =
     SequenceNumbers.compare(
       chunk,
-      _seqAt,
-      _seqLength,
+      sequenceNumberAt,
+      sequenceNumberLength,
       _subSequenceNumber,
       position.sequenceNumber,
       position.subSequenceNumber)
 
   /** Whether the current record is the one `end` names (any user record of it, if `end` is a whole record). */
   private def sameRecordAs(end: ShardPosition.After): Boolean =
-    SequenceNumbers.compare(chunk, _seqAt, _seqLength, -1L, end.sequenceNumber, None) == 0 &&
+    SequenceNumbers.compare(chunk, sequenceNumberAt, sequenceNumberLength, -1L, end.sequenceNumber, None) == 0 &&
       end.subSequenceNumber.forall(_ == _subSequenceNumber)
 
   /** The position just after the current record. */
   override def position: ShardPosition.After =
-    ShardPosition.After(sequenceNumber, if (_subSequenceNumber >= 0) Some(_subSequenceNumber) else None)
-
-  def sequenceNumber: String = new String(chunk, _seqAt, _seqLength, UTF_8)
+    ShardPosition.After(
+      current.getUTF8String(SequenceNumber).toString,
+      if (_subSequenceNumber >= 0) Some(_subSequenceNumber) else None)
 
   /** The current record, copied out. */
   override def record: KinesisRecord =
     KinesisRecord(
-      new String(chunk, _keyAt, _keyLength, UTF_8),
-      java.util.Arrays.copyOfRange(chunk, _dataAt, _dataAt + _dataLength),
-      sequenceNumber,
-      _arrivalMillis,
+      current.getUTF8String(PartitionKey).toString,
+      current.getBinary(Data),
+      current.getUTF8String(SequenceNumber).toString,
+      arrivalMillis,
       if (_subSequenceNumber >= 0) Some(_subSequenceNumber) else None
     )
 }

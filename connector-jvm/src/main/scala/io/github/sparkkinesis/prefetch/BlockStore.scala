@@ -2,6 +2,7 @@
 package io.github.sparkkinesis.prefetch
 
 import io.github.sparkkinesis.client.KinesisRecord
+import io.github.sparkkinesis.offsets.ShardKey
 import org.apache.spark.sparkkinesis.SparkBlocks
 
 /**
@@ -10,8 +11,8 @@ import org.apache.spark.sparkkinesis.SparkBlocks
  */
 private[sparkkinesis] trait BlockStore extends Serializable {
 
-  /** Stores the records under the given id on this JVM's executor; returns where they are. */
-  def put(streamId: Int, uniqueId: Long, records: Iterable[KinesisRecord]): BlockRef
+  /** Stores the records of `shard` under the given id on this JVM's executor; returns where they are. */
+  def put(streamId: Int, uniqueId: Long, shard: ShardKey, records: Seq[KinesisRecord]): BlockRef
 
   /** The block's records, read from whichever executor has them, or None if the block is gone. */
   def get(block: BlockRef): Option[BlockCursor]
@@ -31,18 +32,19 @@ private[sparkkinesis] trait BlockStore extends Serializable {
 }
 
 /**
- * Blocks in Spark's BlockManager, serialized in memory and spilled to disk when memory runs short
- * (MEMORY_AND_DISK_SER), so a burst of data slows a query down instead of failing it or dropping data.
+ * Blocks in Spark's BlockManager, as the bytes of their [[BlockLayout]], which Spark keeps in memory as they
+ * are and spills to disk when memory runs short (MEMORY_AND_DISK_SER), so a burst of data slows a query down
+ * instead of failing it or dropping data.
  */
 private[sparkkinesis] object SparkBlockStore extends BlockStore {
 
-  override def put(streamId: Int, uniqueId: Long, records: Iterable[KinesisRecord]): BlockRef = {
-    val (executorId, host) = SparkBlocks.put(streamId, uniqueId, RecordBlockCodec.encode(records))
+  override def put(streamId: Int, uniqueId: Long, shard: ShardKey, records: Seq[KinesisRecord]): BlockRef = {
+    val (executorId, host) = SparkBlocks.put(streamId, uniqueId, BlockLayout.write(shard, records))
     BlockRef(streamId, uniqueId, executorId, host)
   }
 
   override def get(block: BlockRef): Option[BlockCursor] =
-    SparkBlocks.get(block.streamId, block.uniqueId).map(chunks => RecordBlockCodec.decode(chunks.iterator))
+    SparkBlocks.get(block.streamId, block.uniqueId).map(buffers => new BlockCursor(block.name, buffers.iterator))
 
   override def remove(blocks: Seq[BlockRef]): Unit =
     blocks.foreach(b => SparkBlocks.removeEverywhere(b.streamId, b.uniqueId))

@@ -132,7 +132,7 @@ private[sparkkinesis] object PrefetchTask {
       val outcomes = fetchers.zip(failures).zipWithIndex.map { case ((fetcher, failure), i) =>
         val block =
           if (fetcher.recordCount == 0) None
-          else Some(store.put(spec.streamId, taskAttemptId * MaxShardsPerTask + i, fetcher.records))
+          else Some(store.put(spec.streamId, taskAttemptId * MaxShardsPerTask + i, fetcher.shard, fetcher.records))
         block.foreach(stored += _)
         outcomeOf(fetcher, block, failure)
       }

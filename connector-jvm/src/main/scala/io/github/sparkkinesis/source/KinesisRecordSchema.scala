@@ -24,34 +24,29 @@ private[sparkkinesis] object KinesisRecordSchema {
   )
 
   /**
-   * Writes the rows of one shard's records, each copied once into an `UnsafeRow` (the form Spark keeps rows
-   * in): from where it lies in its block's bytes, with no String or object per record, or from the record
-   * as Kinesis returned it. The row returned is reused by the next call, as Spark's own readers do: valid
-   * until the reader moves on.
+   * The rows of one shard's records. A prefetched record's row is already in its block ([[BlockCursor.row]],
+   * laid out by `prefetch.BlockLayout` to this schema) and is handed on as it is; a record as Kinesis
+   * returned it is copied once into an `UnsafeRow` (the form Spark keeps rows in). The row returned is
+   * reused by the next call, as Spark's own readers do: valid until the reader moves on.
    */
   final class RowWriter(key: ShardKey) {
     private val stream = UTF8String.fromString(key.stream)
     private val shardId = UTF8String.fromString(key.shardId)
     private val writer = new UnsafeRowWriter(schema.length, 256)
 
-    def rowOf(cursor: RecordCursor): InternalRow = {
-      writer.reset()
-      writer.zeroOutNullBytes()
-      cursor match {
-        case r: BlockCursor =>
-          writer.write(0, r.bytes, r.keyAt, r.keyLength)
-          writer.write(1, r.bytes, r.dataAt, r.dataLength)
-          writer.write(4, r.bytes, r.sequenceNumberAt, r.sequenceNumberLength)
-        case r: RecordCursor.Records =>
-          val record = r.current
-          writer.write(0, UTF8String.fromString(record.partitionKey))
-          writer.write(1, record.data)
-          writer.write(4, UTF8String.fromString(record.sequenceNumber))
-      }
-      writer.write(2, stream)
-      writer.write(3, shardId)
-      writer.write(5, cursor.arrivalMillis * 1000L)
-      writer.getRow
+    def rowOf(cursor: RecordCursor): InternalRow = cursor match {
+      case r: BlockCursor => r.row
+      case r: RecordCursor.Records =>
+        val record = r.current
+        writer.reset()
+        writer.zeroOutNullBytes()
+        writer.write(0, UTF8String.fromString(record.partitionKey))
+        writer.write(1, record.data)
+        writer.write(2, stream)
+        writer.write(3, shardId)
+        writer.write(4, UTF8String.fromString(record.sequenceNumber))
+        writer.write(5, record.approximateArrivalMillis * 1000L)
+        writer.getRow
     }
   }
 }

@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.github.sparkkinesis.prefetch
 
+import java.nio.ByteBuffer
+
 import scala.util.Random
 
 import io.github.sparkkinesis.client.KinesisRecord
-import io.github.sparkkinesis.offsets.{SequenceNumbers, ShardPosition}
+import io.github.sparkkinesis.offsets.{SequenceNumbers, ShardKey, ShardPosition}
 import io.github.sparkkinesis.reading.RecordCursor
 import org.scalatest.funsuite.AnyFunSuite
 
@@ -18,7 +20,8 @@ class BlockCursorSuite extends AnyFunSuite {
     else Seq(KinesisRecord(s"k$i", Array(i.toByte), seq(i), 1000L + i))
   }
 
-  private def cursor = RecordBlockCodec.decode(RecordBlockCodec.encode(records).iterator)
+  private def cursor =
+    new BlockCursor("input-1-2", BlockLayout.write(ShardKey("s", "shardId-1"), records).iterator.map(ByteBuffer.wrap))
 
   private def keys(c: BlockCursor): Seq[String] = c.records.map(_.partitionKey).toVector
 

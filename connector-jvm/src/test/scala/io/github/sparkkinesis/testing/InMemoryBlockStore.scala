@@ -8,23 +8,25 @@ import scala.jdk.CollectionConverters._
 import io.github.sparkkinesis.aws.AwsConfig
 import io.github.sparkkinesis.client.{KinesisApi, KinesisRecord, RateLimitErrors}
 import io.github.sparkkinesis.config.KinesisSourceConfig
+import io.github.sparkkinesis.offsets.ShardKey
 import io.github.sparkkinesis.prefetch._
 import io.github.sparkkinesis.reading.SubscriptionPool
 import io.github.sparkkinesis.util.Clock
 import org.apache.spark.util.LongAccumulator
 
-/** Blocks in a map, encoded as the BlockManager holds them. Thread-safe. */
+/** Blocks in a map, laid out as the BlockManager holds them. Thread-safe. */
 final class InMemoryBlockStore extends BlockStore {
   private val blocks = new ConcurrentHashMap[(Int, Long), Seq[Array[Byte]]]()
   @volatile var removed: Seq[BlockRef] = Seq.empty
 
-  override def put(streamId: Int, uniqueId: Long, records: Iterable[KinesisRecord]): BlockRef = {
-    blocks.put((streamId, uniqueId), RecordBlockCodec.encode(records))
+  override def put(streamId: Int, uniqueId: Long, shard: ShardKey, records: Seq[KinesisRecord]): BlockRef = {
+    blocks.put((streamId, uniqueId), BlockLayout.write(shard, records))
     BlockRef(streamId, uniqueId, "exec-1", "host-1")
   }
 
   override def get(block: BlockRef): Option[BlockCursor] =
-    Option(blocks.get((block.streamId, block.uniqueId))).map(chunks => RecordBlockCodec.decode(chunks.iterator))
+    Option(blocks.get((block.streamId, block.uniqueId)))
+      .map(chunks => new BlockCursor(block.name, chunks.iterator.map(java.nio.ByteBuffer.wrap)))
 
   override def remove(refs: Seq[BlockRef]): Unit = synchronized {
     refs.foreach(b => blocks.remove((b.streamId, b.uniqueId)))
