@@ -216,7 +216,9 @@ object CeilingBenchmark {
       .option("checkpointLocation", Files.createTempDirectory("bench-checkpoint").toString)
       .start()
     try {
-      require(done.await(10, TimeUnit.MINUTES), s"the running query read ${rows.get} of $expected records in 10 minutes")
+      require(
+        done.await(10, TimeUnit.MINUTES),
+        s"the running query read ${rows.get} of $expected records in 10 minutes")
       query.exception.foreach(e => throw e)
     } finally {
       query.stop()

@@ -20,13 +20,19 @@ private[sparkkinesis] object SequenceNumbers {
    * sub-sequence number of -1 for a whole Kinesis record: compared where it lies, without a String.
    */
   def compare(a: Array[Byte], at: Int, length: Int, aSub: Long, b: String, bSub: Option[Long]): Int = {
+    val bySequence = compare(a, at, length, b)
+    if (bySequence != 0) bySequence else compareSubs(aSub, bSub)
+  }
+
+  /** A sequence number held as ASCII digits in `a` from `at` for `length` bytes against another. */
+  def compare(a: Array[Byte], at: Int, length: Int, b: String): Int = {
     var bySequence = Integer.compare(length, b.length)
     var i = 0
     while (bySequence == 0 && i < length) {
       bySequence = Integer.compare(a(at + i).toChar, b.charAt(i))
       i += 1
     }
-    if (bySequence != 0) bySequence else compareSubs(aSub, bSub)
+    bySequence
   }
 
   /** A sub-sequence number (-1: a whole record) against another. */

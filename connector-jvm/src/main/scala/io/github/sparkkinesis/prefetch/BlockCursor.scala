@@ -5,6 +5,7 @@ import java.nio.ByteBuffer
 
 import io.github.sparkkinesis.client.KinesisRecord
 import io.github.sparkkinesis.offsets.{SequenceNumbers, ShardPosition}
+import io.github.sparkkinesis.prefetch.BlockCursor._
 import io.github.sparkkinesis.prefetch.BlockLayout._
 import io.github.sparkkinesis.reading.RecordCursor
 import org.apache.spark.sql.catalyst.expressions.UnsafeRow
@@ -24,6 +25,12 @@ import org.apache.spark.unsafe.Platform
  *
  * @param name the block's name, for errors
  */
+private[sparkkinesis] object BlockCursor {
+  private val Inside = 0
+  private val TheLast = 1
+  private val Past = 2
+}
+
 private[sparkkinesis] final class BlockCursor(name: String, buffers: Iterator[ByteBuffer]) extends RecordCursor {
   private var buffer = ByteBuffer.allocate(0)
   private var chunk = Array.emptyByteArray
@@ -77,17 +84,41 @@ private[sparkkinesis] final class BlockCursor(name: String, buffers: Iterator[By
       } else {
         after = None
         last match {
-          case Some(end) if compareTo(end) > 0 =>
-            done = true
-            if (!reachedLast) throw incomplete()
           case Some(end) =>
-            reachedLast ||= sameRecordAs(end)
-            found = true
+            againstEnd(end) match {
+              case Inside => found = true
+              case TheLast =>
+                reachedLast = true
+                found = true
+              case _ =>
+                done = true
+                if (!reachedLast) throw incomplete()
+            }
           case None => found = true
         }
       }
     }
     found
+  }
+
+  /**
+   * Where the current record lies against the clip's `end`: before it ([[Inside]]), the record `end` names
+   * ([[TheLast]]: any user record of it, if `end` is a whole record), or after it ([[Past]]). One comparison
+   * of the sequence numbers, without an object.
+   */
+  private def againstEnd(end: ShardPosition.After): Int = {
+    val bySequence = SequenceNumbers.compare(chunk, sequenceNumberAt, sequenceNumberLength, end.sequenceNumber)
+    if (bySequence < 0) Inside
+    else if (bySequence > 0) Past
+    else
+      end.subSequenceNumber match {
+        case None => TheLast
+        // A user record of the aggregate `end` is inside; a whole record (-1) comes after all of them.
+        case Some(sub) =>
+          if (_subSequenceNumber == sub) TheLast
+          else if (_subSequenceNumber >= 0 && _subSequenceNumber < sub) Inside
+          else Past
+      }
   }
 
   private def advance(): Boolean = {
@@ -164,11 +195,6 @@ private[sparkkinesis] final class BlockCursor(name: String, buffers: Iterator[By
       _subSequenceNumber,
       position.sequenceNumber,
       position.subSequenceNumber)
-
-  /** Whether the current record is the one `end` names (any user record of it, if `end` is a whole record). */
-  private def sameRecordAs(end: ShardPosition.After): Boolean =
-    SequenceNumbers.compare(chunk, sequenceNumberAt, sequenceNumberLength, -1L, end.sequenceNumber, None) == 0 &&
-      end.subSequenceNumber.forall(_ == _subSequenceNumber)
 
   /** The position just after the current record. */
   override def position: ShardPosition.After =

@@ -63,12 +63,16 @@ private[sparkkinesis] object BlockLayout {
     val shardId = shard.shardId.getBytes(UTF_8)
     val constantBytes = RowFixedBytes + padded(stream.length) + padded(shardId.length)
     val all = records.toIndexedSeq
+    // Each string's UTF-8 length, worked out once: it sizes the row, and tells how to write the string.
+    val keyBytes = new Array[Int](all.size)
+    val sequenceNumberBytes = new Array[Int](all.size)
     val rowBytes = new Array[Int](all.size)
     var i = 0
     while (i < all.size) {
       val r = all(i)
-      rowBytes(i) = constantBytes + padded(Utf8.length(r.partitionKey)) + padded(r.data.length) +
-        padded(Utf8.length(r.sequenceNumber))
+      keyBytes(i) = Utf8.length(r.partitionKey)
+      sequenceNumberBytes(i) = Utf8.length(r.sequenceNumber)
+      rowBytes(i) = constantBytes + padded(keyBytes(i)) + padded(r.data.length) + padded(sequenceNumberBytes(i))
       i += 1
     }
     val chunks = ArrayBuffer.empty[Array[Byte]]
@@ -86,7 +90,7 @@ private[sparkkinesis] object BlockLayout {
       putInt(chunk, 4, chunk.length)
       var at = ChunkHeaderBytes
       while (i < end) {
-        at = writeRecord(chunk, at, rowBytes(i), all(i), stream, shardId)
+        at = writeRecord(chunk, at, all(i), rowBytes(i), keyBytes(i), sequenceNumberBytes(i), stream, shardId)
         i += 1
       }
       chunks += chunk
@@ -94,12 +98,17 @@ private[sparkkinesis] object BlockLayout {
     chunks.toVector
   }
 
-  /** Writes one record at `at` of a fresh (zeroed) chunk; returns where the next one starts. */
+  /**
+   * Writes one record at `at` of a fresh (zeroed) chunk, its row of `rowBytes` and its partition key and
+   * sequence number of `keyBytes` and `sequenceNumberBytes` in UTF-8; returns where the next one starts.
+   */
   private def writeRecord(
       chunk: Array[Byte],
       at: Int,
-      rowBytes: Int,
       record: KinesisRecord,
+      rowBytes: Int,
+      keyBytes: Int,
+      sequenceNumberBytes: Int,
       stream: Array[Byte],
       shardId: Array[Byte]): Int = {
     putInt(chunk, at, rowBytes)
@@ -113,11 +122,11 @@ private[sparkkinesis] object BlockLayout {
       tail += padded(length)
       start
     }
-    Utf8.write(record.partitionKey, chunk, variable(PartitionKey, Utf8.length(record.partitionKey)))
+    Utf8.write(record.partitionKey, keyBytes, chunk, variable(PartitionKey, keyBytes))
     System.arraycopy(record.data, 0, chunk, variable(Data, record.data.length), record.data.length)
     System.arraycopy(stream, 0, chunk, variable(Stream, stream.length), stream.length)
     System.arraycopy(shardId, 0, chunk, variable(ShardId, shardId.length), shardId.length)
-    Utf8.write(record.sequenceNumber, chunk, variable(SequenceNumber, Utf8.length(record.sequenceNumber)))
+    Utf8.write(record.sequenceNumber, sequenceNumberBytes, chunk, variable(SequenceNumber, sequenceNumberBytes))
     putLong(chunk, row + wordAt(ArrivalTimestamp), record.approximateArrivalMillis * 1000L)
     row + rowBytes
   }
@@ -137,24 +146,22 @@ private[sparkkinesis] object BlockLayout {
    * Kinesis' sequence numbers always are and partition keys nearly always are.
    */
   private object Utf8 {
-    def length(s: String): Int = if (ascii(s)) s.length else s.getBytes(UTF_8).length
+    def length(s: String): Int = {
+      var i = 0
+      while (i < s.length && s.charAt(i) < 0x80) i += 1
+      if (i == s.length) s.length else s.getBytes(UTF_8).length
+    }
 
-    def write(s: String, to: Array[Byte], at: Int): Unit =
-      if (ascii(s)) {
+    /** Writes `s`, of `length` UTF-8 bytes ([[length]]): a string as long in bytes as in chars is ASCII. */
+    def write(s: String, length: Int, to: Array[Byte], at: Int): Unit =
+      if (length == s.length) {
         var i = 0
-        while (i < s.length) {
+        while (i < length) {
           to(at + i) = s.charAt(i).toByte
           i += 1
         }
       } else {
-        val bytes = s.getBytes(UTF_8)
-        System.arraycopy(bytes, 0, to, at, bytes.length)
+        System.arraycopy(s.getBytes(UTF_8), 0, to, at, length)
       }
-
-    private def ascii(s: String): Boolean = {
-      var i = 0
-      while (i < s.length && s.charAt(i) < 0x80) i += 1
-      i == s.length
-    }
   }
 }
