@@ -6,7 +6,7 @@ import java.io.StringWriter
 import scala.jdk.CollectionConverters._
 import scala.util.control.NonFatal
 
-import com.fasterxml.jackson.core.JsonFactory
+import com.fasterxml.jackson.core.{JsonFactory, JsonGenerator}
 import com.fasterxml.jackson.databind.{JsonNode, ObjectMapper}
 import io.github.sparkkinesis.errors.KinesisErrors
 import org.apache.spark.sql.connector.read.streaming.Offset
@@ -26,10 +26,26 @@ import org.apache.spark.sql.connector.read.streaming.Offset
  * the aggregate; without one it stays version 2, readable by earlier connectors. A shard that starts at a
  * record a user named (`initialPosition` `at_sequence_number`) and is not read yet is `{"kind":"at","seq":"..."}`,
  * and the offset is version 4, as connectors before it would refuse the kind anyway but could not say why.
- * The rule: an offset is written at the lowest version that has every kind it holds, so a connector reads
- * what it knows and refuses, naming the version, what it does not. A stream's `arn` and `created` (its creation
- * time) tell a stream deleted and created again under the same name from the one the query was reading;
- * they are absent when they could not be learned (version 1 offsets had neither).
+ *
+ * An offset of more than [[KinesisSourceOffset.CompactAbove]] shards is version 5, whatever kinds it holds:
+ * each stream's shards are one string ([[CompactShards]]: 28 to 35 bytes a shard with sequence numbers of
+ * 56 digits, where the form above takes 105, 1 MB at 10,000 shards, which Spark writes to the offset log
+ * every batch), while `v`, `streams`, `arn` and `created` stay JSON, so the offset is still recognisably one
+ * and names its streams:
+ * {{{
+ * {"v":5,"streams":{"orders":{"arn":"arn:aws:kinesis:us-east-1:123456789012:stream/orders",
+ *   "created":1593105825000,"shards":"BRQAGAIF2SEu0FmC_PWmjWiO...Chefrw"}}}
+ * }}}
+ * Smaller offsets keep the form above: there it costs the offset log at most about 10 KB a batch, people
+ * read it in progress reports and pass it as `initialPosition`, and connectors before version 5 can still
+ * read such a checkpoint. A query whose shards grow past the limit changes form between two batches; both
+ * read back the same.
+ *
+ * The rule: an offset is written at the lowest version that has every kind it holds, in the form its size
+ * calls for, so a connector reads what it knows and refuses, naming the version, what it does not. A stream's
+ * `arn` and `created` (its creation time) tell a stream deleted and created again under the same name from
+ * the one the query was reading; they are absent when they could not be learned (version 1 offsets had
+ * neither).
  */
 private[sparkkinesis] final case class KinesisSourceOffset(
     shards: Map[ShardKey, ShardPosition],
@@ -40,7 +56,13 @@ private[sparkkinesis] final case class KinesisSourceOffset(
 }
 
 private[sparkkinesis] object KinesisSourceOffset {
-  val Version = 4
+  val Version = 5
+
+  /** Offsets of more shards than this are written compact, as version 5 (see the class's comment). */
+  val CompactAbove = 100
+
+  /** The first version whose streams hold their shards as one string. */
+  private val CompactVersion = 5
 
   private val factory = new JsonFactory()
   private val mapper = new ObjectMapper(factory)
@@ -50,12 +72,16 @@ private[sparkkinesis] object KinesisSourceOffset {
     """{"v":2,"streams":{"my-stream":{"arn":"arn:aws:kinesis:...","created":1593105825000,""" +
       """"shards":{"shardId-000000000000":{"kind":"after","seq":"4959..."}}}}}"""
 
-  def toJson(offset: KinesisSourceOffset): String = {
+  def toJson(offset: KinesisSourceOffset): String = toJson(offset, CompactAbove)
+
+  /** As `toJson`, compact above `compactAbove` shards, which tests choose. */
+  private[offsets] def toJson(offset: KinesisSourceOffset, compactAbove: Int): String = {
+    val compact = offset.shards.size > compactAbove
     val out = new StringWriter()
     val g = factory.createGenerator(out)
     val byStream = offset.shards.groupBy(_._1.stream)
     g.writeStartObject()
-    g.writeNumberField("v", versionOf(offset.shards.values))
+    g.writeNumberField("v", if (compact) CompactVersion else versionOf(offset.shards.values))
     g.writeObjectFieldStart("streams")
     (byStream.keySet ++ offset.identities.keySet).toSeq.sorted.foreach { stream =>
       g.writeObjectFieldStart(stream)
@@ -63,26 +89,9 @@ private[sparkkinesis] object KinesisSourceOffset {
         g.writeStringField("arn", identity.arn)
         g.writeNumberField("created", identity.createdAtMillis)
       }
-      g.writeObjectFieldStart("shards")
-      byStream.getOrElse(stream, Map.empty).toSeq.sortBy(_._1.shardId).foreach { case (key, position) =>
-        g.writeObjectFieldStart(key.shardId)
-        position match {
-          case ShardPosition.TrimHorizon => g.writeStringField("kind", "trim_horizon")
-          case ShardPosition.AtTimestamp(ms) =>
-            g.writeStringField("kind", "at_timestamp")
-            g.writeNumberField("ms", ms)
-          case ShardPosition.At(seq) =>
-            g.writeStringField("kind", "at")
-            g.writeStringField("seq", seq)
-          case ShardPosition.After(seq, sub) =>
-            g.writeStringField("kind", "after")
-            g.writeStringField("seq", seq)
-            sub.foreach(g.writeNumberField("sub", _))
-          case ShardPosition.ShardEnd => g.writeStringField("kind", "shard_end")
-        }
-        g.writeEndObject()
-      }
-      g.writeEndObject()
+      val shards = byStream.getOrElse(stream, Map.empty)
+      if (compact) g.writeStringField("shards", CompactShards.encode(shards.map { case (k, p) => k.shardId -> p }))
+      else writeShards(g, shards)
       g.writeEndObject()
     }
     g.writeEndObject()
@@ -91,7 +100,31 @@ private[sparkkinesis] object KinesisSourceOffset {
     out.toString
   }
 
-  /** The lowest version that has every kind of position given: 4 with `at`, 3 with `sub`, else 2. */
+  /** A stream's shards as versions 1 to 4 write them: `{"<shardId>":<position>}`, sorted by id. */
+  private def writeShards(g: JsonGenerator, shards: Map[ShardKey, ShardPosition]): Unit = {
+    g.writeObjectFieldStart("shards")
+    shards.toSeq.sortBy(_._1.shardId).foreach { case (key, position) =>
+      g.writeObjectFieldStart(key.shardId)
+      position match {
+        case ShardPosition.TrimHorizon => g.writeStringField("kind", "trim_horizon")
+        case ShardPosition.AtTimestamp(ms) =>
+          g.writeStringField("kind", "at_timestamp")
+          g.writeNumberField("ms", ms)
+        case ShardPosition.At(seq) =>
+          g.writeStringField("kind", "at")
+          g.writeStringField("seq", seq)
+        case ShardPosition.After(seq, sub) =>
+          g.writeStringField("kind", "after")
+          g.writeStringField("seq", seq)
+          sub.foreach(g.writeNumberField("sub", _))
+        case ShardPosition.ShardEnd => g.writeStringField("kind", "shard_end")
+      }
+      g.writeEndObject()
+    }
+    g.writeEndObject()
+  }
+
+  /** The lowest version of the readable form with every kind of position given: 4 with `at`, 3 with `sub`, else 2. */
   private def versionOf(positions: Iterable[ShardPosition]): Int =
     positions.foldLeft(2) {
       case (_, ShardPosition.At(_)) => 4
@@ -134,17 +167,28 @@ private[sparkkinesis] object KinesisSourceOffset {
     }
   }
 
-  /** A stream's `{"<shardId>":<position>}`; version 1 has this directly under the stream's name. */
+  /**
+   * A stream's shards: from version 5 on, one string (`CompactShards`); before, `{"<shardId>":<position>}`,
+   * which version 1 has directly under the stream's name.
+   */
   private def shardsOf(
       stream: String,
       shards: JsonNode,
       version: Int,
-      fail: String => Nothing): Seq[(ShardKey, ShardPosition)] = {
-    if (shards == null || !shards.isObject) fail(s"stream '$stream' has no object of shards")
-    fields(shards).map { case (shardId, node) =>
-      ShardKey(stream, shardId) -> position(node, s"$stream/$shardId", version, fail)
+      fail: String => Nothing): Seq[(ShardKey, ShardPosition)] =
+    if (version >= CompactVersion) {
+      if (shards == null || !shards.isTextual)
+        fail(s"stream '$stream' has no string of shards, which version $version offsets hold")
+      CompactShards
+        .decode(shards.asText)
+        .fold(p => fail(s"stream '$stream' has a damaged string of shards: $p"), identity)
+        .map { case (shardId, position) => ShardKey(stream, shardId) -> position }
+    } else {
+      if (shards == null || !shards.isObject) fail(s"stream '$stream' has no object of shards")
+      fields(shards).map { case (shardId, node) =>
+        ShardKey(stream, shardId) -> position(node, s"$stream/$shardId", version, fail)
+      }
     }
-  }
 
   private def version2(streams: JsonNode, version: Int, fail: String => Nothing): KinesisSourceOffset = {
     val perStream = fields(streams).map { case (stream, node) =>

@@ -126,4 +126,20 @@ class KinesisBatchReadConfigSuite extends AnyFunSuite {
       KinesisSourceConfig(base + ("initialPosition" -> json), () => None).initialPosition ==
         InitialPosition.AfterOffset(KinesisSourceOffset.fromJson(json)))
   }
+
+  test("a compact offset (version 5, over CompactAbove shards) is a start and an end as a readable one is") {
+    val many = (0 to KinesisSourceOffset.CompactAbove).map { i =>
+      ShardKey("orders", f"shardId-$i%012d") -> ShardPosition.After(
+        f"49590338271490256608559692538361571095921575989136$i%06d")
+    }
+    val json = KinesisSourceOffset(many.toMap).json
+    assert(json.startsWith("""{"v":5,"streams":{"orders":{"shards":""""), json)
+    val offset = KinesisSourceOffset.fromJson(json)
+    assert(parse("initialPosition" -> json).start == InitialPosition.AfterOffset(offset))
+    assert(parse("endPosition" -> json).end == EndPosition.AtOffset(offset))
+    assert(InitialPosition.parse(json) == Right(InitialPosition.AfterOffset(offset)))
+    val damaged = json.replace("\":\"", "\":\"x")
+    val message = refusal("initialPosition" -> damaged)
+    assert(message.contains("stream 'orders' has a damaged string of shards: "), message)
+  }
 }

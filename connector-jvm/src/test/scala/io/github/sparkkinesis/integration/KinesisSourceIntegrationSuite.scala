@@ -1,9 +1,15 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.github.sparkkinesis.integration
 
+import java.io.File
+import java.nio.charset.StandardCharsets.UTF_8
+import java.nio.file.Files
 import java.sql.Timestamp
 import java.time.Instant
 
+import scala.jdk.CollectionConverters._
+
+import io.github.sparkkinesis.offsets.{KinesisSourceOffset, ShardPosition}
 import io.github.sparkkinesis.testing.KinesisEmulator
 import org.apache.spark.sql.DataFrame
 import org.scalatest.funsuite.AnyFunSuite
@@ -65,6 +71,64 @@ class KinesisSourceIntegrationSuite extends AnyFunSuite with SourceIntegration {
     assert(
       all.sortBy(_.seq) == (expected(stream, first, firstResults) ++ expected(stream, second, secondResults)).sortBy(
         _.seq))
+  }
+
+  test(
+    "a checkpoint of version 2 offsets, from before version 5, continues; the batches after it are version 5",
+    Integration) {
+    assume(credentialOptions.nonEmpty, "101 shards: on the emulator only, where they cost nothing")
+    // More shards than CompactAbove, so that this connector writes version 5; the last offset of the first
+    // run is then rewritten as connectors before version 5 wrote it, as an upgrade finds the checkpoint.
+    val stream = newStream(shards = KinesisSourceOffset.CompactAbove + 1)
+    val checkpoint = newCheckpoint()
+    val first = (1 to 300).map(i => s"first-$i")
+    put(stream, first)
+    val collector = new BatchCollector
+    runUntil(collector, collector.start(read(stream)("initialPosition" -> "trim_horizon"), checkpoint), first.size, 180)
+
+    val offsetLog = new File(checkpoint, "offsets")
+    def offsetFiles = offsetLog.listFiles().filter(_.getName.forall(_.isDigit)).sortBy(_.getName.toLong).toSeq
+    // An offset log file: "v1", Spark's metadata, then one line per source.
+    def sourceOffset(file: File) = Files.readAllLines(file.toPath, UTF_8).asScala(2)
+    val last = offsetFiles.last
+    assert(sourceOffset(last).startsWith("""{"v":5,"""))
+    val offset = KinesisSourceOffset.fromJson(sourceOffset(last))
+    val lines = Files.readAllLines(last.toPath, UTF_8).asScala.take(2) :+ readableAsBefore(stream, offset)
+    Files.write(last.toPath, lines.mkString("\n").getBytes(UTF_8))
+    new File(offsetLog, s".${last.getName}.crc").delete()
+
+    val second = (1 to 300).map(i => s"second-$i")
+    val secondResults = put(stream, second)
+    val again = new BatchCollector
+    val after =
+      runUntil(again, again.start(read(stream)("initialPosition" -> "trim_horizon"), checkpoint), second.size, 180)
+    assert(after.sortBy(_.seq) == expected(stream, second, secondResults).sortBy(_.seq), "nothing lost or repeated")
+    assert(!again.batches.contains(last.getName.toLong), "the batch of the rewritten offset was committed: not rerun")
+    assert(KinesisSourceOffset.fromJson(sourceOffset(last)) == offset, "the rewritten offset is left as it is")
+    val newer = offsetFiles.filter(_.getName.toLong > last.getName.toLong)
+    assert(newer.nonEmpty)
+    newer.foreach(f => assert(sourceOffset(f).startsWith("""{"v":5,"""), s"$f: ${sourceOffset(f).take(200)}"))
+  }
+
+  /** `offset`, of one stream, in the form of versions 2 to 4, as a connector before version 5 wrote it. */
+  private def readableAsBefore(stream: String, offset: KinesisSourceOffset): String = {
+    val shards = offset.shards.toSeq.sortBy(_._1.shardId).map { case (key, position) =>
+      val fields = position match {
+        case ShardPosition.TrimHorizon => """"kind":"trim_horizon""""
+        case ShardPosition.AtTimestamp(ms) => s""""kind":"at_timestamp","ms":$ms"""
+        case ShardPosition.At(seq) => s""""kind":"at","seq":"$seq""""
+        case ShardPosition.After(seq, sub) => s""""kind":"after","seq":"$seq"""" + sub.fold("")(n => s""","sub":$n""")
+        case ShardPosition.ShardEnd => """"kind":"shard_end""""
+      }
+      s""""${key.shardId}":{$fields}"""
+    }
+    val version = offset.shards.values.foldLeft(2) {
+      case (_, ShardPosition.At(_)) => 4
+      case (v, ShardPosition.After(_, Some(_))) => math.max(v, 3)
+      case (v, _) => v
+    }
+    val known = offset.identities.get(stream).fold("")(i => s""""arn":"${i.arn}","created":${i.createdAtMillis},""")
+    s"""{"v":$version,"streams":{"$stream":{$known"shards":{${shards.mkString(",")}}}}}"""
   }
 
   test("Trigger.AvailableNow reads everything already in the stream, then the query stops by itself", Integration) {

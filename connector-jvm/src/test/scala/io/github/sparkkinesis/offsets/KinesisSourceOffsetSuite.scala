@@ -4,6 +4,8 @@ package io.github.sparkkinesis.offsets
 import java.nio.charset.StandardCharsets
 import java.nio.file.{Files, Paths}
 
+import scala.util.Random
+
 import io.github.sparkkinesis.errors.KinesisException
 import org.scalatest.funsuite.AnyFunSuite
 
@@ -69,9 +71,121 @@ class KinesisSourceOffsetSuite extends AnyFunSuite {
   }
 
   test("a newer version fails and says to use a newer connector") {
-    val e = intercept[KinesisException](KinesisSourceOffset.fromJson("""{"v":5,"streams":{}}"""))
-    assert(e.getMessage.contains("version 5 is newer than this connector understands (4)"))
+    val e = intercept[KinesisException](KinesisSourceOffset.fromJson("""{"v":6,"streams":{}}"""))
+    assert(e.getMessage.contains("version 6 is newer than this connector understands (5)"))
     assert(e.getMessage.contains("KINESIS_OFFSET_INVALID"))
+  }
+
+  /** `n` shards of one stream after sequence numbers as Kinesis gives them: 56 digits, the first few shared. */
+  private def manyShards(n: Int, sharedDigits: String, seed: Int = 42): KinesisSourceOffset = {
+    val random = new Random(seed)
+    def seq() = sharedDigits + Seq.fill(56 - sharedDigits.length)(random.nextInt(10)).mkString
+    KinesisSourceOffset(
+      (0 until n).map(i => ShardKey("orders", f"shardId-$i%012d") -> ShardPosition.After(seq())).toMap,
+      Map("orders" -> StreamIdentity("arn:aws:kinesis:us-east-1:123456789012:stream/orders", 1593100000000L))
+    )
+  }
+
+  private def bytesPerShard(offset: KinesisSourceOffset, json: String): Double =
+    json.getBytes(StandardCharsets.UTF_8).length.toDouble / offset.shards.size
+
+  test("at 10,000 shards the offset written every batch takes at most 40 bytes a shard, and reads back") {
+    // How far shards of one stream share their leading digits varies; 2 is the least a 56-digit one has.
+    Seq("4959033827149", "49").foreach { shared =>
+      val offset = manyShards(10000, shared)
+      val json = offset.json
+      val compact = bytesPerShard(offset, json)
+      val readable = bytesPerShard(offset, KinesisSourceOffset.toJson(offset, compactAbove = Int.MaxValue))
+      val line = f"10,000 shards sharing ${shared.length} leading digits: ${json.length} bytes, $compact%.1f a shard " +
+        f"(versions 2 to 4: $readable%.1f)"
+      info(line)
+      println(line)
+      val identity = """"arn":"arn:aws:kinesis:us-east-1:123456789012:stream/orders","created":1593100000000"""
+      assert(json.startsWith(s"""{"v":5,"streams":{"orders":{$identity,"shards":""""))
+      assert(compact <= 40, line)
+      assert(KinesisSourceOffset.fromJson(json) == offset)
+    }
+    val latest =
+      KinesisSourceOffset(manyShards(10000, "49").shards.map(_._1 -> ShardPosition.AtTimestamp(1593105825000L)))
+    val line = f"10,000 shards at one timestamp (latest): ${bytesPerShard(latest, latest.json)}%.1f bytes a shard"
+    info(line)
+    println(line)
+    assert(KinesisSourceOffset.fromJson(latest.json) == latest)
+  }
+
+  test("up to CompactAbove shards the offset stays readable JSON, versions 2 to 4; above, it is version 5") {
+    val limit = manyShards(KinesisSourceOffset.CompactAbove, "4959033827149")
+    assert(limit.json.startsWith("""{"v":2,""") && limit.json.contains(""""shardId-000000000099":{"kind":"after","""))
+    val above = manyShards(KinesisSourceOffset.CompactAbove + 1, "4959033827149")
+    assert(above.json.startsWith("""{"v":5,"""))
+    assert(KinesisSourceOffset.fromJson(limit.json) == limit && KinesisSourceOffset.fromJson(above.json) == above)
+    val four = manyShards(4, "4959033827149")
+    val line = f"4 shards: ${bytesPerShard(four, four.json)}%.1f bytes a shard as written (version 2); " +
+      f"${bytesPerShard(four, KinesisSourceOffset.toJson(four, compactAbove = 0))}%.1f in version 5's form"
+    info(line)
+    println(line)
+  }
+
+  test("version 5 is written exactly as the golden file, and reads back to the same positions") {
+    assert(KinesisSourceOffset.toJson(v4, compactAbove = 0) == golden("v5.json"))
+    assert(KinesisSourceOffset.fromJson(golden("v5.json")) == v4)
+  }
+
+  test("in version 5 every kind of position, shard id and sequence number reads back as it was") {
+    val odd = KinesisSourceOffset(
+      v4.shards ++ Map(
+        ShardKey("clicks", "shardId-7") -> ShardPosition.After("0"),
+        ShardKey("clicks", "shardId-000000000009") -> ShardPosition.After("007", Some(0L)),
+        ShardKey("clicks", "shardId-000000000010") -> ShardPosition.At("9" * 129),
+        ShardKey("orders", "shardId-000000000002") -> ShardPosition.AtTimestamp(0L),
+        ShardKey("orders", "shardId-000000000003") -> ShardPosition.After("1")
+      ),
+      v4.identities + ("empty" -> StreamIdentity("arn:empty", 5L))
+    )
+    val json = KinesisSourceOffset.toJson(odd, compactAbove = 0)
+    assert(json.startsWith("""{"v":5,"streams":{"clicks":{"arn":"""), json)
+    assert(json.contains(""""empty":{"arn":"arn:empty","created":5,"shards":"AAAAAA"}"""), json)
+    assert(KinesisSourceOffset.fromJson(json) == odd)
+    val reversed = KinesisSourceOffset(odd.shards.toSeq.reverse.toMap, odd.identities)
+    assert(KinesisSourceOffset.toJson(reversed, compactAbove = 0) == json, "deterministic")
+  }
+
+  test(
+    "a big query's checkpoint of version 2, written before version 5, reads as before; its next offset is version 5") {
+    val seqs = (0 until 150).map(i => f"4959033827149025660855969253836157109592157598913658$i%04d")
+    val literal = """{"v":2,"streams":{"orders":{"arn":"arn:aws:kinesis:us-east-1:123456789012:stream/orders",""" +
+      """"created":1593100000000,"shards":{""" +
+      seqs.zipWithIndex.map { case (seq, i) => f""""shardId-$i%012d":{"kind":"after","seq":"$seq"}""" }.mkString(",") +
+      "}}}}"
+    val read = KinesisSourceOffset.fromJson(literal)
+    assert(read.shards.size == 150)
+    assert(read.shards(ShardKey("orders", "shardId-000000000149")) == ShardPosition.After(seqs(149)))
+    assert(read.identities.keySet == Set("orders"))
+    assert(read.json.startsWith("""{"v":5,"""))
+    assert(KinesisSourceOffset.fromJson(read.json) == read)
+    assert(read.json.length * 3 < literal.length, s"${read.json.length} bytes where version 2 took ${literal.length}")
+  }
+
+  test("a damaged version 5 offset fails as an invalid offset, saying what is wrong") {
+    val json = KinesisSourceOffset.toJson(v4, compactAbove = 0)
+    val shards = """"shards":"BRQAGAIF2SEu0FmC_PWmjWiOKFRWAAAAAAAAewMQChefrw""""
+    assert(json.contains(shards))
+    def withShards(text: String) = json.replace(shards, s""""shards":"$text"""")
+    val damage = "stream 'clicks' has a damaged string of shards"
+    val bad = Seq(
+      withShards("BRRAGAIF2SEu0FmC_PWmjWiOKFRWAAAAAAAAewMQChefrw") -> s"$damage: its checksum does not match",
+      withShards("BRQAGAIF2SEu0FmC_PWmjWiOKFRWAAAAAAAAewMQCh") -> s"$damage: its checksum does not match",
+      withShards("not base64!") -> s"$damage: it is not base64url text",
+      json.replace(
+        shards,
+        """"shards":{}""") -> "stream 'clicks' has no string of shards, which version 5 offsets hold",
+      """{"v":5,"streams":{"s":{}}}""" -> "stream 's' has no string of shards"
+    )
+    bad.foreach { case (offset, problem) =>
+      val e = intercept[KinesisException](KinesisSourceOffset.fromJson(offset))
+      assert(e.getMessage.contains("KINESIS_OFFSET_INVALID") && e.getMessage.contains(problem), e.getMessage)
+      assert(KinesisSourceOffset.parse(offset).left.exists(_.contains(problem)))
+    }
   }
 
   test("malformed offsets fail with an example of the expected form") {
