@@ -6,8 +6,9 @@ import java.nio.charset.StandardCharsets.UTF_8
 import java.nio.file.Files
 
 /**
- * Line charts as SVG files for the benchmarks' results, which the README shows: axes with round ticks, a
- * line a series, a legend. No plotting library: a chart is a few dozen elements.
+ * Charts as SVG files for the benchmarks' results, which the README shows: line charts (axes with round
+ * ticks, a line a series, a legend) and grouped bar charts. No plotting library: a chart is a few dozen
+ * elements.
  */
 private[bench] object SvgChart {
 
@@ -36,6 +37,52 @@ private[bench] object SvgChart {
       s"""<g transform="translate(0 ${i * height})">\n${panel(title, xLabel, yLabel, series, marks, xMax)}</g>\n"""
     }
     svg(height * panels.size, body.mkString)
+  }
+
+  /** One bar of a group: its name in the legend, its value, its color. */
+  final case class Bar(name: String, value: Double, color: String)
+
+  /**
+   * Groups of bars side by side (a group a case, a bar a reader), over a y axis from 0 to the largest
+   * value, each bar labelled with its value; the legend names the bars of the first group.
+   */
+  def bars(title: String, yLabel: String, groups: Seq[(String, Seq[Bar])]): String = {
+    val yTicks = ticks(groups.flatMap(_._2.map(_.value)).foldLeft(0.0)(math.max))
+    val yMax = yTicks.last
+    val plotWidth = width - left - right
+    val plotHeight = height - top - bottom
+    def y(v: Double): Double = top + plotHeight - v / yMax * plotHeight
+    val out = new StringBuilder
+    out ++= s"""<text x="$left" y="22" font-size="14">${escape(title)}</text>\n"""
+    yTicks.foreach { t =>
+      out ++= f"""<line x1="$left" y1="${y(t)}%.1f" x2="${left + plotWidth}" y2="${y(t)}%.1f" stroke="#eee"/>"""
+      out ++= f"""<text x="${left - 6}" y="${y(t)}%.1f" dy="4" text-anchor="end">${label(t)}</text>\n"""
+    }
+    val groupWidth = plotWidth.toDouble / math.max(1, groups.size)
+    groups.zipWithIndex.foreach { case ((name, bars), g) =>
+      val barWidth = groupWidth * 0.8 / math.max(1, bars.size)
+      val start = left + g * groupWidth + groupWidth * 0.1
+      bars.zipWithIndex.foreach { case (bar, b) =>
+        val x = start + b * barWidth
+        out ++= f"""<rect x="$x%.1f" y="${y(bar.value)}%.1f" width="${barWidth - 2}%.1f" """
+        out ++= f"""height="${top + plotHeight - y(bar.value)}%.1f" fill="${bar.color}"/>"""
+        out ++= f"""<text x="${x + barWidth / 2 - 1}%.1f" y="${y(bar.value) - 3}%.1f" text-anchor="middle" """
+        out ++= s"""font-size="9">${label(
+            BigDecimal(bar.value).round(new java.math.MathContext(2)).toDouble)}</text>\n"""
+      }
+      out ++= f"""<text x="${start + groupWidth * 0.4}%.1f" y="${top + plotHeight + 16}" text-anchor="middle">"""
+      out ++= s"""${escape(name)}</text>\n"""
+    }
+    out ++= s"""<rect x="$left" y="$top" width="$plotWidth" height="$plotHeight" fill="none" stroke="#888"/>\n"""
+    out ++= s"""<text transform="translate(16 ${top + plotHeight / 2}) rotate(-90)" text-anchor="middle">"""
+    out ++= s"""${escape(yLabel)}</text>\n"""
+    groups.headOption.toSeq.flatMap(_._2).zipWithIndex.foreach { case (bar, i) =>
+      val ly = top + 10 + i * 20
+      val lx = left + plotWidth + 12
+      out ++= s"""<rect x="$lx" y="${ly - 6}" width="24" height="12" fill="${bar.color}"/>"""
+      out ++= s"""<text x="${lx + 30}" y="$ly" dy="4">${escape(bar.name)}</text>\n"""
+    }
+    svg(height, out.toString)
   }
 
   private def svg(totalHeight: Int, body: String): String =

@@ -9,3 +9,13 @@ private[sparkkinesis] final case class RecordBatch(
     records: Seq[KinesisRecord],
     nextIterator: Option[String],
     millisBehindLatest: Long)
+
+private[sparkkinesis] object RecordBatch {
+
+  /** The data bytes of `records`, summed without a boxed number per record. */
+  def dataBytes(records: Seq[KinesisRecord]): Long = {
+    var bytes = 0L
+    records.foreach(r => bytes += r.data.length)
+    bytes
+  }
+}

@@ -18,25 +18,28 @@ private[sparkkinesis] object Deaggregation {
   /** The user records of `records` that come after `from`, and how many records were corrupt aggregates. */
   def userRecords(shard: ShardKey, records: Seq[KinesisRecord], from: ShardPosition): (Seq[KinesisRecord], Int) = {
     var corrupt = 0
-    val expanded = records.flatMap { record =>
+    val expanded = Vector.newBuilder[KinesisRecord]
+    records.foreach { record =>
       AggregatedRecords.decode(record.data) match {
-        case AggregatedRecords.Plain => Seq(record)
+        case AggregatedRecords.Plain => expanded += record
         case AggregatedRecords.Aggregate(users) =>
-          users.iterator.zipWithIndex.map { case (user, index) =>
-            record.copy(partitionKey = user.partitionKey, data = user.data, subSequenceNumber = Some(index.toLong))
-          }.toVector
+          var index = 0L
+          users.foreach { user =>
+            expanded += record.copy(partitionKey = user.partitionKey, data = user.data, subSequenceNumber = Some(index))
+            index += 1
+          }
         case AggregatedRecords.Corrupt(reason) =>
           corrupt += 1
           log.warn(
             s"Record ${record.sequenceNumber} of $shard starts like a KPL aggregated record but is none " +
               s"($reason); it is passed on as one record")
-          Seq(record)
+          expanded += record
       }
     }
     val after = from match {
       case a: ShardPosition.After if a.subSequenceNumber.isDefined =>
-        expanded.dropWhile(r => a.covers(r.sequenceNumber, r.subSequenceNumber))
-      case _ => expanded
+        expanded.result().dropWhile(r => a.covers(r.sequenceNumber, r.subSequenceNumber))
+      case _ => expanded.result()
     }
     (after, corrupt)
   }

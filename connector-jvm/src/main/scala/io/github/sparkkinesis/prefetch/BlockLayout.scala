@@ -63,16 +63,20 @@ private[sparkkinesis] object BlockLayout {
     val shardId = shard.shardId.getBytes(UTF_8)
     val constantBytes = RowFixedBytes + padded(stream.length) + padded(shardId.length)
     val all = records.toIndexedSeq
-    // Each string's UTF-8 length, worked out once: it sizes the row, and tells how to write the string.
-    val keyBytes = new Array[Int](all.size)
-    val sequenceNumberBytes = new Array[Int](all.size)
+    // Each string's UTF-8 bytes, made once (the JDK copies an ASCII string's bytes at once), and once for a
+    // run of records that share the string: a KPL aggregate's user records share its sequence number.
+    val keys = new Utf8Run
+    val sequenceNumbers = new Utf8Run
+    val keyBytes = new Array[Array[Byte]](all.size)
+    val sequenceNumberBytes = new Array[Array[Byte]](all.size)
     val rowBytes = new Array[Int](all.size)
     var i = 0
     while (i < all.size) {
       val r = all(i)
-      keyBytes(i) = Utf8.length(r.partitionKey)
-      sequenceNumberBytes(i) = Utf8.length(r.sequenceNumber)
-      rowBytes(i) = constantBytes + padded(keyBytes(i)) + padded(r.data.length) + padded(sequenceNumberBytes(i))
+      keyBytes(i) = keys.bytesOf(r.partitionKey)
+      sequenceNumberBytes(i) = sequenceNumbers.bytesOf(r.sequenceNumber)
+      rowBytes(i) = constantBytes + padded(keyBytes(i).length) + padded(r.data.length) +
+        padded(sequenceNumberBytes(i).length)
       i += 1
     }
     val chunks = ArrayBuffer.empty[Array[Byte]]
@@ -98,37 +102,37 @@ private[sparkkinesis] object BlockLayout {
     chunks.toVector
   }
 
-  /**
-   * Writes one record at `at` of a fresh (zeroed) chunk, its row of `rowBytes` and its partition key and
-   * sequence number of `keyBytes` and `sequenceNumberBytes` in UTF-8; returns where the next one starts.
-   */
+  /** Writes one record at `at` of a fresh (zeroed) chunk, its row of `rowBytes`; returns where the next starts. */
   private def writeRecord(
       chunk: Array[Byte],
       at: Int,
       record: KinesisRecord,
       rowBytes: Int,
-      keyBytes: Int,
-      sequenceNumberBytes: Int,
+      key: Array[Byte],
+      sequenceNumber: Array[Byte],
       stream: Array[Byte],
       shardId: Array[Byte]): Int = {
     putInt(chunk, at, rowBytes)
     putInt(chunk, at + 4, record.subSequenceNumber.fold(-1)(Math.toIntExact))
     val row = at + RecordHeaderBytes
     // The null bit set stays clear: every column has a value.
-    var tail = RowFixedBytes
-    def variable(column: Int, length: Int): Int = {
-      putLong(chunk, row + wordAt(column), (tail.toLong << 32) | length)
-      val start = row + tail
-      tail += padded(length)
-      start
-    }
-    Utf8.write(record.partitionKey, keyBytes, chunk, variable(PartitionKey, keyBytes))
-    System.arraycopy(record.data, 0, chunk, variable(Data, record.data.length), record.data.length)
-    System.arraycopy(stream, 0, chunk, variable(Stream, stream.length), stream.length)
-    System.arraycopy(shardId, 0, chunk, variable(ShardId, shardId.length), shardId.length)
-    Utf8.write(record.sequenceNumber, sequenceNumberBytes, chunk, variable(SequenceNumber, sequenceNumberBytes))
+    var tail = putValue(chunk, row, PartitionKey, key, RowFixedBytes)
+    tail = putValue(chunk, row, Data, record.data, tail)
+    tail = putValue(chunk, row, Stream, stream, tail)
+    tail = putValue(chunk, row, ShardId, shardId, tail)
+    putValue(chunk, row, SequenceNumber, sequenceNumber, tail)
     putLong(chunk, row + wordAt(ArrivalTimestamp), record.approximateArrivalMillis * 1000L)
     row + rowBytes
+  }
+
+  /**
+   * Writes a variable-length column's value at `tail` (from the row's start) and its word; returns where the
+   * next value goes.
+   */
+  private def putValue(chunk: Array[Byte], row: Int, column: Int, value: Array[Byte], tail: Int): Int = {
+    putLong(chunk, row + wordAt(column), (tail.toLong << 32) | value.length)
+    System.arraycopy(value, 0, chunk, row + tail, value.length)
+    tail + padded(value.length)
   }
 
   /** A length rounded up to a multiple of 8, as UnsafeRow pads its variable-length values. */
@@ -141,27 +145,17 @@ private[sparkkinesis] object BlockLayout {
   private def putLong(bytes: Array[Byte], at: Int, value: Long): Unit =
     Platform.putLong(bytes, Platform.BYTE_ARRAY_OFFSET + at.toLong, value)
 
-  /**
-   * A string's UTF-8 bytes written where they go, without an array per string for the ASCII strings
-   * Kinesis' sequence numbers always are and partition keys nearly always are.
-   */
-  private object Utf8 {
-    def length(s: String): Int = {
-      var i = 0
-      while (i < s.length && s.charAt(i) < 0x80) i += 1
-      if (i == s.length) s.length else s.getBytes(UTF_8).length
-    }
+  /** UTF-8 bytes of strings met in turn, made again only when the string is another object than the last. */
+  private final class Utf8Run {
+    private var last: String = _
+    private var lastBytes: Array[Byte] = _
 
-    /** Writes `s`, of `length` UTF-8 bytes ([[length]]): a string as long in bytes as in chars is ASCII. */
-    def write(s: String, length: Int, to: Array[Byte], at: Int): Unit =
-      if (length == s.length) {
-        var i = 0
-        while (i < length) {
-          to(at + i) = s.charAt(i).toByte
-          i += 1
-        }
-      } else {
-        System.arraycopy(s.getBytes(UTF_8), 0, to, at, length)
+    def bytesOf(s: String): Array[Byte] = {
+      if (!(s eq last)) {
+        last = s
+        lastBytes = s.getBytes(UTF_8)
       }
+      lastBytes
+    }
   }
 }

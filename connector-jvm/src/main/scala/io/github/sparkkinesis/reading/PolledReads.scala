@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.github.sparkkinesis.reading
 
-import io.github.sparkkinesis.client.{IteratorStart, KinesisApi, KinesisApiException, KinesisRecord}
+import io.github.sparkkinesis.client.{IteratorStart, KinesisApi, KinesisApiException, KinesisRecord, RecordBatch}
 import io.github.sparkkinesis.config.ReadConfig
 import io.github.sparkkinesis.offsets.ShardKey
 import io.github.sparkkinesis.util.{Backoff, Clock}
@@ -77,7 +77,7 @@ private[reading] final class PolledReads(
       val batch = api.getRecords(key.stream, key.shardId, current, asked)
       recordsPerCall = math.min(config.maxRecordsPerFetch, recordsPerCall * 2)
       iterator = batch.nextIterator
-      val bytes = batch.records.iterator.map(_.data.length.toLong).sum
+      val bytes = RecordBatch.dataBytes(batch.records)
       quietCalls = if (batch.records.isEmpty && batch.millisBehindLatest == 0) quietCalls + 1 else 0
       notBefore = startedAt + math.max(period, bytes * 1000 / config.maxFetchBytesPerSecond)
       // Kinesis computes the lag from arrival times, so records that arrived in the same millisecond can
