@@ -44,6 +44,8 @@ private[sparkkinesis] final class BlockCursor(name: String, buffers: Iterator[By
   private var after = Option.empty[ShardPosition.After]
   private var last = Option.empty[ShardPosition.After]
   private var reachedLast = false
+  private var expected = -1L
+  private var taken = 0L
   private var incomplete: () => Throwable = () => null
   private var done = false
 
@@ -59,15 +61,19 @@ private[sparkkinesis] final class BlockCursor(name: String, buffers: Iterator[By
 
   /**
    * Keeps only the records after `from` up to and including `until` (with None, to the end); the records
-   * must reach `until`, or the first call to [[next]] past the end throws `missing`. Before the first
-   * [[next]].
+   * must reach `until`, or the first call to [[next]] past the end throws `missing`. With `records`, the
+   * number of records the clip holds (a stretch of the catalog knows it), the records after the start are
+   * counted rather than each compared with `until`, and the last of them must be the one `until` names, or
+   * [[next]] throws `missing` then. Before the first [[next]].
    */
-  def clip(from: ShardPosition, until: Option[ShardPosition.After])(missing: => Throwable): BlockCursor = {
+  def clip(from: ShardPosition, until: Option[ShardPosition.After], records: Option[Long] = None)(
+      missing: => Throwable): BlockCursor = {
     after = from match {
       case p: ShardPosition.After => Some(p)
       case _ => None
     }
     last = until
+    expected = records.filter(n => n > 0 && until.isDefined).getOrElse(-1L)
     incomplete = () => missing
     this
   }
@@ -84,6 +90,7 @@ private[sparkkinesis] final class BlockCursor(name: String, buffers: Iterator[By
       } else {
         after = None
         last match {
+          case Some(end) if expected >= 0 => found = counted(end)
           case Some(end) =>
             againstEnd(end) match {
               case Inside => found = true
@@ -99,6 +106,23 @@ private[sparkkinesis] final class BlockCursor(name: String, buffers: Iterator[By
       }
     }
     found
+  }
+
+  /**
+   * Whether the current record is within a clip of `expected` records: one of the first `expected` after
+   * the start, the last of which must be the one `end` names, and the record after which must lie past
+   * `end` (a whole record as `end` names all of its user records).
+   */
+  private def counted(end: ShardPosition.After): Boolean = {
+    taken += 1
+    if (taken == expected) {
+      if (againstEnd(end) != TheLast) throw incomplete()
+      reachedLast = true
+    } else if (taken > expected) {
+      if (againstEnd(end) != Past) throw incomplete()
+      done = true
+    }
+    taken <= expected
   }
 
   /**

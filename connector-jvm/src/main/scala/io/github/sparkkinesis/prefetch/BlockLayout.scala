@@ -62,17 +62,16 @@ private[sparkkinesis] object BlockLayout {
     val stream = shard.stream.getBytes(UTF_8)
     val shardId = shard.shardId.getBytes(UTF_8)
     val constantBytes = RowFixedBytes + padded(stream.length) + padded(shardId.length)
-    val all = records.toIndexedSeq
+    val count = records.size
     // Each string's UTF-8 bytes, made once (the JDK copies an ASCII string's bytes at once), and once for a
     // run of records that share the string: a KPL aggregate's user records share its sequence number.
     val keys = new Utf8Run
     val sequenceNumbers = new Utf8Run
-    val keyBytes = new Array[Array[Byte]](all.size)
-    val sequenceNumberBytes = new Array[Array[Byte]](all.size)
-    val rowBytes = new Array[Int](all.size)
+    val keyBytes = new Array[Array[Byte]](count)
+    val sequenceNumberBytes = new Array[Array[Byte]](count)
+    val rowBytes = new Array[Int](count)
     var i = 0
-    while (i < all.size) {
-      val r = all(i)
+    records.foreach { r =>
       keyBytes(i) = keys.bytesOf(r.partitionKey)
       sequenceNumberBytes(i) = sequenceNumbers.bytesOf(r.sequenceNumber)
       rowBytes(i) = constantBytes + padded(keyBytes(i).length) + padded(r.data.length) +
@@ -80,12 +79,13 @@ private[sparkkinesis] object BlockLayout {
       i += 1
     }
     val chunks = ArrayBuffer.empty[Array[Byte]]
+    val each = records.iterator
     i = 0
-    while (i < all.size) {
+    while (i < count) {
       // A chunk takes records until it holds ChunkBytes or more: as many as fit, and at least one.
       var end = i
       var bytes = ChunkHeaderBytes.toLong
-      while (end < all.size && bytes < ChunkBytes) {
+      while (end < count && bytes < ChunkBytes) {
         bytes += RecordHeaderBytes + rowBytes(end)
         end += 1
       }
@@ -94,7 +94,7 @@ private[sparkkinesis] object BlockLayout {
       putInt(chunk, 4, chunk.length)
       var at = ChunkHeaderBytes
       while (i < end) {
-        at = writeRecord(chunk, at, all(i), rowBytes(i), keyBytes(i), sequenceNumberBytes(i), stream, shardId)
+        at = writeRecord(chunk, at, each.next(), rowBytes(i), keyBytes(i), sequenceNumberBytes(i), stream, shardId)
         i += 1
       }
       chunks += chunk

@@ -41,7 +41,7 @@ private[sparkkinesis] object SegmentReader {
 
   /** The block's records within the stretch; fails if the block does not reach the stretch's end. */
   private def clip(segment: Segment, records: BlockCursor): BlockCursor =
-    records.clip(segment.from, segment.lastRecord) {
+    records.clip(segment.from, segment.lastRecord, Some(segment.records)) {
       KinesisErrors.rangeIncomplete(
         segment.shard.stream,
         segment.shard.shardId,

@@ -2,6 +2,7 @@
 package io.github.sparkkinesis.integration
 
 import io.github.sparkkinesis.config.ByteSizes
+import io.github.sparkkinesis.source.{RecordsFromPrefetchedBlocks, RecordsReadAgainFromKinesis}
 import io.github.sparkkinesis.testing.SparkActivity
 import org.scalatest.funsuite.AnyFunSuite
 
@@ -34,6 +35,10 @@ class SpillIntegrationSuite extends AnyFunSuite with SourceIntegration {
     val rows = runUntil(collector, query, values.size)
     assert(rows.sortBy(_.seq) == expected(stream, values, results).sortBy(_.seq))
     assert(activity.blocksSpilled > 0, "prefetched blocks went to disk")
+    // Every record came from its block, read back from disk: none was read from Kinesis again.
+    val totals = SparkActivity.scanMetricTotals(spark).withDefaultValue(0L)
+    assert(totals(new RecordsFromPrefetchedBlocks().description()) == values.size)
+    assert(totals(new RecordsReadAgainFromKinesis().description()) == 0)
     val buffered = query.recentProgress.map(_.sources.head.metrics.get("totalPrefetchedBytes").toLong)
     assert(buffered.max <= bufferBytes + perJob, s"prefetched and uncommitted bytes: ${buffered.mkString(",")}")
     assert(buffered.count(_ > 0) > 1, "the burst took several rounds of prefetching")

@@ -50,6 +50,21 @@ class BlockCursorSuite extends AnyFunSuite {
       keys(cursor.clip(ShardPosition.After(seq(4)), Some(ShardPosition.After(seq(5), Some(7))))(new Missing)))
   }
 
+  test("a clip that knows its record count keeps the same records, and fails if the count is not the clip's") {
+    val clips = Seq(
+      (ShardPosition.TrimHorizon, ShardPosition.After(seq(10))),
+      (ShardPosition.After(seq(3)), ShardPosition.After(seq(5), Some(1))),
+      (ShardPosition.After(seq(5), Some(0)), ShardPosition.After(seq(7))),
+      (ShardPosition.After(seq(4)), ShardPosition.After(seq(5)))
+    )
+    clips.foreach { case (from, until) =>
+      val compared = keys(cursor.clip(from, Some(until))(new Missing))
+      assert(keys(cursor.clip(from, Some(until), Some(compared.size.toLong))(new Missing)) == compared)
+      intercept[Missing](keys(cursor.clip(from, Some(until), Some(compared.size.toLong - 1))(new Missing)))
+      intercept[Missing](keys(cursor.clip(from, Some(until), Some(compared.size.toLong + 1))(new Missing)))
+    }
+  }
+
   test("records read from Kinesis are handed on as they are, in order, with their positions") {
     val cursor = RecordCursor.of(records.iterator)
     assert(cursor.next() && cursor.position == ShardPosition.After(seq(1)))
