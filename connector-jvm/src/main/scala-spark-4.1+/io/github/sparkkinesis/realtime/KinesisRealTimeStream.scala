@@ -4,7 +4,7 @@ package io.github.sparkkinesis.realtime
 import scala.jdk.CollectionConverters._
 
 import io.github.sparkkinesis.aws.AwsConfig
-import io.github.sparkkinesis.client.{ClientUse, KinesisApi, KinesisClientFactory, RateLimitErrors}
+import io.github.sparkkinesis.client.{ClientUse, ExecutorApis, KinesisApi, KinesisClientFactory, RateLimitErrors}
 import io.github.sparkkinesis.config.{KinesisOptions, KinesisSourceConfig}
 import io.github.sparkkinesis.errors.KinesisErrors
 import io.github.sparkkinesis.offsets.{KinesisSourceOffset, ShardKey, ShardPosition, StreamIdentity}
@@ -47,8 +47,9 @@ private[sparkkinesis] final class KinesisRealTimeStream(
     hadoopConf: () => Configuration = () => SparkSession.active.sparkContext.hadoopConfiguration,
     runtime: PrefetchRuntime = SparkPrefetchRuntime,
     queryId: () => Option[String] = KinesisMicroBatchStream.streamingQueryId,
-    cores: () => Int = () => SparkSession.active.sparkContext.defaultParallelism)
-    extends KinesisMicroBatchStream(config, checkpointLocation, clock, newApi, hadoopConf, runtime, queryId)
+    cores: () => Int = () => SparkSession.active.sparkContext.defaultParallelism,
+    apis: ExecutorApis = ExecutorApis.Shared)
+    extends KinesisMicroBatchStream(config, checkpointLocation, clock, newApi, hadoopConf, runtime, queryId, apis)
     with SupportsRealTimeMode {
   import KinesisRealTimeStream._
 
@@ -123,7 +124,7 @@ private[sparkkinesis] final class KinesisRealTimeStream(
   }
 
   override def createReaderFactory(): PartitionReaderFactory =
-    if (realTime) new RealTimeReaderFactory(runtime, taskRateLimitErrors) else super.createReaderFactory()
+    if (realTime) new RealTimeReaderFactory(apis, taskRateLimitErrors) else super.createReaderFactory()
 
   /**
    * In real-time mode, the metrics of every mode, with the lag as the last batch's tasks left each shard and
@@ -143,14 +144,14 @@ private[sparkkinesis] object KinesisRealTimeStream {
  * Creates the readers of a real-time batch's tasks on executors; each adds AWS' throttling answers to its
  * calls to the query's `rateLimitErrors` when it closes.
  */
-private[sparkkinesis] final class RealTimeReaderFactory(runtime: PrefetchRuntime, rateLimitErrors: LongAccumulator)
+private[sparkkinesis] final class RealTimeReaderFactory(apis: ExecutorApis, rateLimitErrors: LongAccumulator)
     extends PartitionReaderFactory {
   override def createReader(partition: InputPartition): PartitionReader[InternalRow] = {
     val shards = partition.asInstanceOf[RealTimeInputPartition]
     val throttled = new RateLimitErrors
     new RealTimeReader(
       shards,
-      runtime.executorApi(shards.aws).counting(throttled),
+      apis.apiFor(shards.aws).counting(throttled),
       onClose = () => {
         rateLimitErrors.add(throttled.take())
       })

@@ -4,7 +4,7 @@ package io.github.sparkkinesis.source
 import scala.jdk.CollectionConverters._
 
 import io.github.sparkkinesis.aws.AwsConfig
-import io.github.sparkkinesis.client.{ClientUse, KinesisApi, KinesisClientFactory, ShardInfo}
+import io.github.sparkkinesis.client.{ClientUse, ExecutorApis, KinesisApi, KinesisClientFactory, ShardInfo}
 import io.github.sparkkinesis.config.{KinesisSourceConfig, TriggerLimits}
 import io.github.sparkkinesis.errors.ErrorCondition
 import io.github.sparkkinesis.offsets.{KinesisSourceOffset, ShardKey, ShardPosition, StreamIdentity}
@@ -35,7 +35,8 @@ private[sparkkinesis] class KinesisMicroBatchStream(
     newApi: AwsConfig => KinesisApi = KinesisClientFactory.create(_, ClientUse.Reading),
     hadoopConf: () => Configuration = () => SparkSession.active.sparkContext.hadoopConfiguration,
     runtime: PrefetchRuntime = SparkPrefetchRuntime,
-    queryId: () => Option[String] = KinesisMicroBatchStream.streamingQueryId
+    queryId: () => Option[String] = KinesisMicroBatchStream.streamingQueryId,
+    apis: ExecutorApis = ExecutorApis.Shared
 ) extends MicroBatchStream
     with SupportsTriggerAvailableNow
     with ReportsSourceMetrics {
@@ -265,7 +266,7 @@ private[sparkkinesis] class KinesisMicroBatchStream(
   }
 
   override def createReaderFactory(): PartitionReaderFactory =
-    new KinesisPartitionReaderFactory(runtime, taskRateLimitErrors)
+    new KinesisPartitionReaderFactory(runtime, apis, taskRateLimitErrors)
 
   /**
    * Shown in every query progress under `sources[].metrics`, with the Databricks source's names: those of

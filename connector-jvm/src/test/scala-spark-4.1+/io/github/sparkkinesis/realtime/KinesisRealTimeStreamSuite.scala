@@ -39,7 +39,8 @@ class KinesisRealTimeStreamSuite extends AnyFunSuite with StopsFixtureStreams {
       () => new Configuration(),
       f.runtime,
       () => Some(StreamFixture.QueryId),
-      cores = () => cores)
+      cores = () => cores,
+      apis = f.apis)
     stream.prepareForRealTimeMode()
     stream
   }

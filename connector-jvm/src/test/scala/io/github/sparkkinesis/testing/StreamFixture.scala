@@ -7,6 +7,7 @@ import java.nio.file.Files
 import scala.jdk.CollectionConverters._
 
 import io.github.sparkkinesis.aws.{AwsConfig, AwsCredentialsConfig}
+import io.github.sparkkinesis.client.ExecutorApis
 import io.github.sparkkinesis.config._
 import io.github.sparkkinesis.offsets.KinesisSourceOffset
 import io.github.sparkkinesis.source.KinesisMicroBatchStream
@@ -47,6 +48,9 @@ class StreamFixture(
     StreamFixture.Aws
   )
   var runtime = new LocalPrefetchRuntime(api, clock)
+
+  /** Every task's Kinesis: the fake. */
+  val apis: ExecutorApis = _ => api
   def newStream(): KinesisMicroBatchStream = {
     runtime = new LocalPrefetchRuntime(api, clock)
     StreamFixture.remember(
@@ -57,7 +61,8 @@ class StreamFixture(
         _ => api,
         () => new Configuration(),
         runtime,
-        () => Some(StreamFixture.QueryId)))
+        () => Some(StreamFixture.QueryId),
+        apis))
   }
   var stream = newStream()
 
