@@ -33,6 +33,7 @@ private[sparkkinesis] object SparkPrefetchRuntime extends PrefetchRuntime {
     new SparkPrefetchJobs(
       SparkSession.active.sparkContext,
       config.prefetch,
+      config.reading,
       config.aws,
       config.description,
       rateLimitErrors)

@@ -57,7 +57,7 @@ private[sparkkinesis] class KinesisMicroBatchStream(
 
   /** The block id namespace of this source. */
   private val streamId = BlockRef.newStreamId()
-  private val catalog = new BlockCatalog(config.prefetch)
+  private val catalog = new BlockCatalog(config.reading.maxRecordsPerFetch)
   private var prefetcherInUse = Option.empty[Prefetcher]
   private lazy val prefetcher: Prefetcher = {
     val created = new Prefetcher(

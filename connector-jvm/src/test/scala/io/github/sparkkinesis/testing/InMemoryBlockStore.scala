@@ -76,6 +76,7 @@ final class LocalPrefetchRuntime(api: FakeKinesisApi, clock: Clock) extends Pref
           .run(
             t,
             config.prefetch,
+            config.reading,
             api.counting(throttled),
             store,
             clock,

@@ -27,6 +27,7 @@ class StreamFixture(
     maxRecords: Int = 100,
     limits: TriggerLimits = TriggerLimits(None, None),
     prefetch: PrefetchConfig => PrefetchConfig = identity,
+    reading: ReadConfig => ReadConfig = identity,
     consumer: ConsumerConfig = DefaultConfigs.Polling,
     outageTimeoutMs: Option[Long] = Some(600000),
     shardFetchIntervalMs: Long = 0) {
@@ -39,10 +40,8 @@ class StreamFixture(
     position,
     shardFetchIntervalMs = shardFetchIntervalMs,
     maxShardsPerDescribe = 100,
-    prefetch(
-      DefaultConfigs.Prefetch
-        .copy(maxFetchDurationMs = 1000)
-        .withReading(_.copy(maxRecordsPerFetch = maxRecords, outageTimeoutMs = outageTimeoutMs))),
+    reading(DefaultConfigs.Reading.copy(maxRecordsPerFetch = maxRecords, outageTimeoutMs = outageTimeoutMs)),
+    prefetch(DefaultConfigs.Prefetch.copy(maxFetchDurationMs = 1000)),
     limits,
     consumer,
     StreamFixture.Aws
