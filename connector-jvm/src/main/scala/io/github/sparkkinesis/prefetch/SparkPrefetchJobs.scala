@@ -4,7 +4,7 @@ package io.github.sparkkinesis.prefetch
 import java.util.UUID
 
 import io.github.sparkkinesis.aws.AwsConfig
-import io.github.sparkkinesis.client.{ClientUse, RateLimitErrors, SharedKinesisApis}
+import io.github.sparkkinesis.client.{ExecutorApis, RateLimitErrors}
 import io.github.sparkkinesis.config.{PrefetchConfig, ReadConfig}
 import io.github.sparkkinesis.shims.SparkShims
 import io.github.sparkkinesis.util.SystemClock
@@ -88,7 +88,7 @@ private[sparkkinesis] object SparkPrefetchJobs {
     (context, specs) => {
       val here = Some(SparkBlocks.executorLocation)
       val throttled = new RateLimitErrors
-      val api = SharedKinesisApis.get(aws, ClientUse.Reading).counting(throttled)
+      val api = ExecutorApis.Shared.apiFor(aws).counting(throttled)
       val outcomes = specs.toList.flatMap { spec =>
         PrefetchTask
           .run(
