@@ -7,10 +7,10 @@ import java.nio.file.Files
 import scala.jdk.CollectionConverters._
 
 import io.github.sparkkinesis.aws.{AwsConfig, AwsCredentialsConfig}
-import io.github.sparkkinesis.client.ExecutorApis
+import io.github.sparkkinesis.client.{ExecutorApis, KinesisApi}
 import io.github.sparkkinesis.config._
 import io.github.sparkkinesis.offsets.KinesisSourceOffset
-import io.github.sparkkinesis.source.KinesisMicroBatchStream
+import io.github.sparkkinesis.source.{KinesisMicroBatchStream, QueryStreams}
 import org.apache.hadoop.conf.Configuration
 import org.apache.spark.sql.connector.read.streaming.Offset
 import org.scalatest.concurrent.Eventually
@@ -50,18 +50,17 @@ class StreamFixture(
 
   /** Every task's Kinesis: the fake. */
   val apis: ExecutorApis = _ => api
+
+  /** What every mode knows of the fixture's streams, through `kinesis` (the fake), over `checkpointAt`. */
+  def newStreams(
+      kinesis: KinesisApi = api,
+      checkpointAt: String = checkpoint,
+      queryId: Option[String] = Some(StreamFixture.QueryId)): QueryStreams =
+    new QueryStreams(config, checkpointAt, clock, () => kinesis, () => new Configuration(), () => queryId)
+
   def newStream(): KinesisMicroBatchStream = {
     runtime = new LocalPrefetchRuntime(api, clock)
-    StreamFixture.remember(
-      new KinesisMicroBatchStream(
-        config,
-        checkpoint,
-        clock,
-        _ => api,
-        () => new Configuration(),
-        runtime,
-        () => Some(StreamFixture.QueryId),
-        apis))
+    StreamFixture.remember(new KinesisMicroBatchStream(config, newStreams(), clock, runtime, apis))
   }
   var stream = newStream()
 
