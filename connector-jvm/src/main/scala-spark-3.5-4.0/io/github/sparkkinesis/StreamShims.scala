@@ -8,5 +8,5 @@ import org.apache.spark.sql.connector.read.streaming.MicroBatchStream
 /** The source's stream before Spark 4.1, which has no real-time mode: micro-batches. */
 private[sparkkinesis] object StreamShims {
   def stream(config: KinesisSourceConfig, checkpointLocation: String): MicroBatchStream =
-    new KinesisMicroBatchStream(config, checkpointLocation)
+    KinesisMicroBatchStream(config, checkpointLocation)
 }

@@ -2,11 +2,10 @@
 package io.github.sparkkinesis
 
 import io.github.sparkkinesis.config.KinesisSourceConfig
-import io.github.sparkkinesis.realtime.KinesisRealTimeStream
 import org.apache.spark.sql.connector.read.streaming.MicroBatchStream
 
 /** The source's stream on Spark 4.1 and later: micro-batches, or real-time mode if Spark asks for it. */
 private[sparkkinesis] object StreamShims {
   def stream(config: KinesisSourceConfig, checkpointLocation: String): MicroBatchStream =
-    new KinesisRealTimeStream(config, checkpointLocation)
+    EitherModeStream(config, checkpointLocation)
 }

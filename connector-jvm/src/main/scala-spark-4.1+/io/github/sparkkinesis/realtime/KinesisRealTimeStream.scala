@@ -3,15 +3,12 @@ package io.github.sparkkinesis.realtime
 
 import scala.jdk.CollectionConverters._
 
-import io.github.sparkkinesis.aws.AwsConfig
-import io.github.sparkkinesis.client.{ClientUse, KinesisApi, KinesisClientFactory, RateLimitErrors}
+import io.github.sparkkinesis.client.{ExecutorApis, RateLimitErrors}
 import io.github.sparkkinesis.config.{KinesisOptions, KinesisSourceConfig}
 import io.github.sparkkinesis.errors.KinesisErrors
 import io.github.sparkkinesis.offsets.{KinesisSourceOffset, ShardKey, ShardPosition, StreamIdentity}
-import io.github.sparkkinesis.prefetch.{PrefetchRuntime, SparkPrefetchRuntime}
-import io.github.sparkkinesis.source.KinesisMicroBatchStream
-import io.github.sparkkinesis.util.{Clock, Dealing, SystemClock}
-import org.apache.hadoop.conf.Configuration
+import io.github.sparkkinesis.source.QueryStreams
+import io.github.sparkkinesis.util.Dealing
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.connector.read.{InputPartition, PartitionReader, PartitionReaderFactory}
 import org.apache.spark.sql.connector.read.streaming._
@@ -20,12 +17,11 @@ import org.apache.spark.util.LongAccumulator
 import org.slf4j.LoggerFactory
 
 /**
- * The source's stream on Spark 4.1 and later, where a query may run in real-time mode
- * (`Trigger.RealTime`). Spark says so only after it made the stream, with [[prepareForRealTimeMode]]: until
- * then, and for every other trigger, it reads micro-batches as [[KinesisMicroBatchStream]] does, whose
- * subclass it is. Real-time mode is the other way of reading the same streams: what it shares with
- * micro-batches (the shards, their lineage, the consumers, the initial offset) is the `source.QueryStreams` both
- * modes use, and nothing is prefetched.
+ * A query's stream in real-time mode (`Trigger.RealTime`, Spark 4.1 and later): the other way of reading the
+ * streams a micro-batch query reads. What it shares with micro-batches (the shards, their lineage, the
+ * consumers, the initial offset) is `streams`, the `source.QueryStreams` both modes use, which it stops when
+ * it stops; nothing is prefetched. Spark says a query runs in real-time mode only after it made the query's
+ * stream, so the stream Spark holds (`EitherModeStream`, in the top package) makes this one once it knows.
  *
  * Each long batch starts from the last one's end: the driver checks the streams and shards from there as
  * for a micro-batch (`QueryStreams.positionsFrom`) and plans a task per shard readable now (its parents
@@ -37,24 +33,26 @@ import org.slf4j.LoggerFactory
  * mode (`QueryStreams.metrics`) with the lag as the tasks of the last batch left each shard, and none of
  * prefetching's.
  *
- * @param cores how many tasks can run at once: Spark's default parallelism
+ * Spark calls it from the query's thread.
+ *
+ * @param apis      how its tasks reach Kinesis on the executors
+ * @param taskCount a count its tasks add to and the driver reads (a Spark accumulator); called once, on the
+ *                  query's thread
+ * @param cores     how many tasks can run at once: Spark's default parallelism
  */
 private[sparkkinesis] final class KinesisRealTimeStream(
     config: KinesisSourceConfig,
-    checkpointLocation: String,
-    clock: Clock = SystemClock,
-    newApi: AwsConfig => KinesisApi = KinesisClientFactory.create(_, ClientUse.Reading),
-    hadoopConf: () => Configuration = () => SparkSession.active.sparkContext.hadoopConfiguration,
-    runtime: PrefetchRuntime = SparkPrefetchRuntime,
-    queryId: () => Option[String] = KinesisMicroBatchStream.streamingQueryId,
+    streams: QueryStreams,
+    apis: ExecutorApis = ExecutorApis.Shared,
+    taskCount: () => LongAccumulator = () => SparkSession.active.sparkContext.longAccumulator,
     cores: () => Int = () => SparkSession.active.sparkContext.defaultParallelism)
-    extends KinesisMicroBatchStream(config, checkpointLocation, clock, newApi, hadoopConf, runtime, queryId)
-    with SupportsRealTimeMode {
+    extends MicroBatchStream
+    with SupportsAdmissionControl
+    with SupportsRealTimeMode
+    with ReportsSourceMetrics {
   import KinesisRealTimeStream._
 
   private val log = LoggerFactory.getLogger(getClass)
-
-  @volatile private var realTime = false
 
   /** The start of the batch being read, as planned: what its end offset is merged onto. */
   @volatile private var planned = Option.empty[Planned]
@@ -62,29 +60,44 @@ private[sparkkinesis] final class KinesisRealTimeStream(
   /** Per shard, MillisBehindLatest as the last batch's tasks left it. */
   @volatile private var lag = Map.empty[ShardKey, Long]
 
-  /** Real-time mode: refuses the options that mean nothing in it, then reads without prefetching. */
+  /** AWS' throttling answers to the calls of the tasks, each task's added as it ends. */
+  private lazy val taskRateLimitErrors: LongAccumulator = taskCount()
+
+  /**
+   * Refuses the options that mean nothing in real-time mode, naming the first given. Called as Spark plans
+   * the query, before it asks for any offset.
+   */
   override def prepareForRealTimeMode(): Unit = {
     KinesisOptions.NotInRealTimeMode.foreach { case (option, reason) =>
       if (config.givenOptions.contains(option.key)) throw KinesisErrors.optionNotInRealTimeMode(option.key, reason)
     }
-    realTime = true
     log.info(
       s"$this runs in real-time mode: each batch's tasks read their shards for the whole batch, nothing prefetched")
   }
 
-  override def getDefaultReadLimit: ReadLimit =
-    if (realTime) ReadLimit.allAvailable() else super.getDefaultReadLimit
+  override def initialOffset(): Offset = streams.initialOffset()
+
+  override def deserializeOffset(json: String): Offset = streams.deserializeOffset(json)
+
+  override def latestOffset(): Offset =
+    throw new UnsupportedOperationException(
+      "The Kinesis source is asked for offsets with latestOffset(Offset, ReadLimit)")
+
+  /** A real-time batch reads what comes until Spark ends it: no limit applies. */
+  override def getDefaultReadLimit: ReadLimit = ReadLimit.allAvailable()
 
   /**
    * In real-time mode Spark keeps this offset only for its progress report: the start, with the shards
    * found since (children of shards read to their end), checked against the streams as they are now.
    */
-  override def latestOffset(start: Offset, limit: ReadLimit): Offset =
-    if (!realTime) super.latestOffset(start, limit)
-    else {
-      val from = streams.positionsFrom(start.asInstanceOf[KinesisSourceOffset], streams.listShards())
-      KinesisSourceOffset(from.tracked, from.recorded)
-    }
+  override def latestOffset(start: Offset, limit: ReadLimit): Offset = {
+    val from = streams.positionsFrom(start.asInstanceOf[KinesisSourceOffset], streams.listShards())
+    KinesisSourceOffset(from.tracked, from.recorded)
+  }
+
+  /** A real-time batch has no end when it is planned: Spark plans it with its start alone. */
+  override def planInputPartitions(start: Offset, end: Offset): Array[InputPartition] =
+    throw new UnsupportedOperationException("A real-time batch is planned from its start alone")
 
   /**
    * A real-time batch: the shards readable from `start`, a task for each, or, with fewer cores than shards
@@ -122,15 +135,21 @@ private[sparkkinesis] final class KinesisRealTimeStream(
     KinesisSourceOffset(start.tracked ++ reached.map(o => o.shard -> o.position), start.recorded)
   }
 
-  override def createReaderFactory(): PartitionReaderFactory =
-    if (realTime) new RealTimeReaderFactory(runtime, taskRateLimitErrors) else super.createReaderFactory()
+  override def createReaderFactory(): PartitionReaderFactory = new RealTimeReaderFactory(apis, taskRateLimitErrors)
 
   /**
-   * In real-time mode, the metrics of every mode, with the lag as the last batch's tasks left each shard and
-   * AWS' throttling answers to the driver's calls and to those of the tasks that ended.
+   * The metrics of every mode, with the lag as the last batch's tasks left each shard and AWS' throttling
+   * answers to the driver's calls and to those of the tasks that ended.
    */
   override def metrics(latestConsumedOffset: java.util.Optional[Offset]): java.util.Map[String, String] =
-    if (realTime) streams.metrics(lag, taskRateLimitErrors.value).asJava else super.metrics(latestConsumedOffset)
+    streams.metrics(lag, taskRateLimitErrors.value).asJava
+
+  /** Nothing is kept for a batch once it ends: its records went to Spark as they came. */
+  override def commit(end: Offset): Unit = ()
+
+  override def stop(): Unit = streams.stop()
+
+  override def toString: String = config.description
 }
 
 private[sparkkinesis] object KinesisRealTimeStream {
@@ -143,14 +162,14 @@ private[sparkkinesis] object KinesisRealTimeStream {
  * Creates the readers of a real-time batch's tasks on executors; each adds AWS' throttling answers to its
  * calls to the query's `rateLimitErrors` when it closes.
  */
-private[sparkkinesis] final class RealTimeReaderFactory(runtime: PrefetchRuntime, rateLimitErrors: LongAccumulator)
+private[sparkkinesis] final class RealTimeReaderFactory(apis: ExecutorApis, rateLimitErrors: LongAccumulator)
     extends PartitionReaderFactory {
   override def createReader(partition: InputPartition): PartitionReader[InternalRow] = {
     val shards = partition.asInstanceOf[RealTimeInputPartition]
     val throttled = new RateLimitErrors
     new RealTimeReader(
       shards,
-      runtime.executorApi(shards.aws).counting(throttled),
+      apis.apiFor(shards.aws).counting(throttled),
       onClose = () => {
         rateLimitErrors.add(throttled.take())
       })

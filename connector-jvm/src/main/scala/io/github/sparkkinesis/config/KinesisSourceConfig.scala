@@ -10,21 +10,23 @@ import org.slf4j.LoggerFactory
  * Immutable and serializable; the parts executors need travel inside the input partitions. `givenOptions`
  * holds the keys of the options the user set, for what depends on how the query runs (real-time mode
  * refuses some).
+ *
+ * @param reading  how each shard is read, the same in every mode (prefetch tasks, real-time tasks, stretches
+ *                 read again)
+ * @param prefetch how micro-batches prefetch, and nothing else: real-time mode prefetches nothing
  */
 private[sparkkinesis] final case class KinesisSourceConfig(
     streams: Seq[String],
     initialPosition: InitialPosition,
     shardFetchIntervalMs: Long,
     maxShardsPerDescribe: Int,
+    reading: ReadConfig,
     prefetch: PrefetchConfig,
     limits: TriggerLimits,
     consumer: ConsumerConfig,
     aws: AwsConfig,
     givenOptions: Set[String] = Set.empty
 ) {
-
-  /** How each shard is read. */
-  def reading: ReadConfig = prefetch.reading
 
   /** How long the query goes on while every call to Kinesis for a stream fails (None: forever). */
   def outageTimeoutMs: Option[Long] = reading.outageTimeoutMs
@@ -67,8 +69,8 @@ private[sparkkinesis] object KinesisSourceConfig {
       initialPosition = initialPosition,
       shardFetchIntervalMs = options.required(KinesisOptions.ShardFetchInterval),
       maxShardsPerDescribe = options.required(KinesisOptions.MaxShardsPerDescribe),
+      reading = ReadConfig(options),
       prefetch = PrefetchConfig(
-        reading = ReadConfig(options),
         maxFetchDurationMs = options.required(KinesisOptions.MaxFetchDuration),
         fetchBufferBytes = options.required(KinesisOptions.FetchBufferSize),
         shardsPerTask = options.required(KinesisOptions.ShardsPerTask),

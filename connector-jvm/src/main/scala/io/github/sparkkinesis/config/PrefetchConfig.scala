@@ -2,10 +2,10 @@
 package io.github.sparkkinesis.config
 
 /**
- * How a streaming query prefetches shards in the background and packs what it prefetched into batches.
- * Serializable: it travels to the prefetch tasks.
+ * How a streaming query prefetches shards in the background and packs what it prefetched into batches: the
+ * options of micro-batches alone. How each shard is read is every mode's ([[ReadConfig]], beside it in
+ * [[KinesisSourceConfig]]). Serializable: it travels to the prefetch tasks.
  *
- * @param reading                    how each shard is read (shared with every other mode)
  * @param maxFetchDurationMs         longest a prefetch task buffers before handing its blocks over
  * @param fetchBufferBytes           prefetched, uncommitted bytes above which prefetching pauses
  * @param shardsPerTask              how many shards a prefetch task reads at the same moment: its threads.
@@ -17,15 +17,9 @@ package io.github.sparkkinesis.config
  * @param coalesceBinSize            bytes per packed partition
  */
 private[sparkkinesis] final case class PrefetchConfig(
-    reading: ReadConfig,
     maxFetchDurationMs: Long,
     fetchBufferBytes: Long,
     shardsPerTask: Int,
     coalesceThresholdBlockSize: Long,
     coalesceBinSize: Long,
-    maxPartitions: Option[Int] = None
-) {
-
-  /** The same, reading as `change` says. */
-  def withReading(change: ReadConfig => ReadConfig): PrefetchConfig = copy(reading = change(reading))
-}
+    maxPartitions: Option[Int] = None)

@@ -5,7 +5,7 @@ import java.util.concurrent.TimeUnit
 
 import scala.collection.mutable
 
-import io.github.sparkkinesis.config.{PrefetchConfig, TriggerLimits}
+import io.github.sparkkinesis.config.TriggerLimits
 import io.github.sparkkinesis.offsets.{ShardKey, ShardPosition}
 import io.github.sparkkinesis.reading.{FetchCursor, ShardFetchSpec}
 
@@ -19,8 +19,10 @@ import io.github.sparkkinesis.reading.{FetchCursor, ShardFetchSpec}
  * for an offset about every 10 ms while nothing arrives, can tell that nothing did without looking at
  * each shard. For the same reason the figures the query's metrics report ([[gauges]]), which Spark asks
  * for at every trigger too, are worked out once after each change.
+ *
+ * @param maxRecordsPerFetch the records a shard's first prefetch call asks for (the option of that name)
  */
-private[sparkkinesis] final class BlockCatalog(config: PrefetchConfig) {
+private[sparkkinesis] final class BlockCatalog(maxRecordsPerFetch: Int) {
   import BlockCatalog._
 
   private val shards = mutable.Map.empty[ShardKey, ShardState]
@@ -45,7 +47,7 @@ private[sparkkinesis] final class BlockCatalog(config: PrefetchConfig) {
     val released = positions.toSeq.flatMap { case (key, position) =>
       shards.get(key) match {
         case None =>
-          shards(key) = ShardState.startingAt(position, config)
+          shards(key) = ShardState.startingAt(position, maxRecordsPerFetch)
           changed = true
           Nil
         case Some(state) =>
@@ -56,7 +58,7 @@ private[sparkkinesis] final class BlockCatalog(config: PrefetchConfig) {
             state.segments = rest
             read
           } else {
-            shards(key) = ShardState.startingAt(position, config)
+            shards(key) = ShardState.startingAt(position, maxRecordsPerFetch)
             state.segments
           }
       }
@@ -306,8 +308,8 @@ private[sparkkinesis] object BlockCatalog {
       var answered: Boolean = false)
 
   private object ShardState {
-    def startingAt(position: ShardPosition, config: PrefetchConfig): ShardState =
-      new ShardState(position, FetchCursor(None, 0L, config.reading.maxRecordsPerFetch), Vector.empty, None, false, 0)
+    def startingAt(position: ShardPosition, maxRecordsPerFetch: Int): ShardState =
+      new ShardState(position, FetchCursor(None, 0L, maxRecordsPerFetch), Vector.empty, None, false, 0)
   }
 
   /**

@@ -1,21 +1,16 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.github.sparkkinesis.prefetch
 
-import io.github.sparkkinesis.aws.AwsConfig
-import io.github.sparkkinesis.client.{ClientUse, KinesisApi, SharedKinesisApis}
 import io.github.sparkkinesis.config.KinesisSourceConfig
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.util.LongAccumulator
 
 /**
- * Where a source's prefetch tasks run and keep their blocks, and how tasks reach Kinesis. Travels to the
- * executors with the partition reader factory.
+ * Where a source's prefetch tasks run and keep their blocks. Travels to the executors with the partition
+ * reader factory. How a task reaches Kinesis is not prefetching's own: `client.ExecutorApis`.
  */
 private[sparkkinesis] trait PrefetchRuntime extends Serializable {
   def store: BlockStore
-
-  /** The Kinesis client of this JVM for the given settings, shared by its tasks. */
-  def executorApi(aws: AwsConfig): KinesisApi
 
   /**
    * Called on the query's thread when prefetching starts; each task adds AWS' throttling answers to its
@@ -34,12 +29,11 @@ private[sparkkinesis] trait PrefetchRuntime extends Serializable {
 private[sparkkinesis] object SparkPrefetchRuntime extends PrefetchRuntime {
   override def store: BlockStore = SparkBlockStore
 
-  override def executorApi(aws: AwsConfig): KinesisApi = SharedKinesisApis.get(aws, ClientUse.Reading)
-
   override def jobs(config: KinesisSourceConfig, rateLimitErrors: LongAccumulator): PrefetchJobs =
     new SparkPrefetchJobs(
       SparkSession.active.sparkContext,
       config.prefetch,
+      config.reading,
       config.aws,
       config.description,
       rateLimitErrors)

@@ -7,7 +7,7 @@ import java.util.concurrent.atomic.{AtomicInteger, AtomicLong}
 import scala.util.control.NonFatal
 
 import io.github.sparkkinesis.client.KinesisApi
-import io.github.sparkkinesis.config.PrefetchConfig
+import io.github.sparkkinesis.config.{PrefetchConfig, ReadConfig}
 import io.github.sparkkinesis.offsets.ShardPosition
 import io.github.sparkkinesis.reading.{FetchFailure, FetchLoop, ReadEnd, ShardFetchSpec, ShardFetcher, SubscriptionPool}
 import io.github.sparkkinesis.util.{Clock, DaemonThreads}
@@ -81,6 +81,7 @@ private[sparkkinesis] object PrefetchTask {
   def run(
       spec: PrefetchTaskSpec,
       config: PrefetchConfig,
+      reading: ReadConfig,
       api: KinesisApi,
       store: BlockStore,
       clock: Clock,
@@ -93,9 +94,9 @@ private[sparkkinesis] object PrefetchTask {
       new Progress(startedAt, startedAt + config.maxFetchDurationMs, spec.shards.size, spec.maxHeldBytes, cancelled)
     val end = ReadEnd.arrivedBefore(spec.arrivedBefore)
     val lanes = lanesOf(spec.shards.indices, spec.shards, threadsFor(spec.shards, config))
-    val quiet = quietPeriodMs(lanes, spec.shards, config)
+    val quiet = quietPeriodMs(lanes, spec.shards, reading.minFetchPeriodMs)
     val fetchers = spec.shards.map { s =>
-      new ShardFetcher(api, s.copy(end = end), config.reading, clock, subscriptions, quiet)
+      new ShardFetcher(api, s.copy(end = end), reading, clock, subscriptions, quiet)
     }
     val futures = lanes.map { lane =>
       threads.submit(new Callable[Seq[(Int, Option[FetchFailure])]] {
@@ -193,9 +194,9 @@ private[sparkkinesis] object PrefetchTask {
   private[prefetch] def quietPeriodMs(
       lanes: Seq[Seq[Int]],
       shards: Seq[ShardFetchSpec],
-      config: PrefetchConfig): Long = {
+      minFetchPeriodMs: Long): Long = {
     val perThread = lanes.map(_.count(i => shards(i).consumerArn.isEmpty)).foldLeft(0)(math.max)
-    math.min(MaxQuietPeriodMs, config.reading.minFetchPeriodMs * math.max(1, perThread))
+    math.min(MaxQuietPeriodMs, minFetchPeriodMs * math.max(1, perThread))
   }
 
   /**

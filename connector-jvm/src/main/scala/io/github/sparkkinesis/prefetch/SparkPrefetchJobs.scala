@@ -4,8 +4,8 @@ package io.github.sparkkinesis.prefetch
 import java.util.UUID
 
 import io.github.sparkkinesis.aws.AwsConfig
-import io.github.sparkkinesis.client.{ClientUse, RateLimitErrors, SharedKinesisApis}
-import io.github.sparkkinesis.config.PrefetchConfig
+import io.github.sparkkinesis.client.{ExecutorApis, RateLimitErrors}
+import io.github.sparkkinesis.config.{PrefetchConfig, ReadConfig}
 import io.github.sparkkinesis.shims.SparkShims
 import io.github.sparkkinesis.util.SystemClock
 import org.apache.spark.{SparkContext, SparkThrowable, TaskContext}
@@ -22,6 +22,7 @@ import org.apache.spark.util.LongAccumulator
 private[sparkkinesis] final class SparkPrefetchJobs(
     sc: SparkContext,
     config: PrefetchConfig,
+    reading: ReadConfig,
     aws: AwsConfig,
     description: String,
     rateLimitErrors: LongAccumulator)
@@ -37,7 +38,7 @@ private[sparkkinesis] final class SparkPrefetchJobs(
     prepareThread()
     sc.setJobDescription(s"Kinesis prefetch for $description: ${tasks.map(_.shards.size).sum} shards")
     val rdd = sc.makeRDD(tasks.map(t => (t, t.preferredLocations)))
-    sc.runJob(rdd, SparkPrefetchJobs.taskBody(config, aws, rateLimitErrors)).toSeq.flatMap(TaskResults.decode)
+    sc.runJob(rdd, SparkPrefetchJobs.taskBody(config, reading, aws, rateLimitErrors)).toSeq.flatMap(TaskResults.decode)
   }
 
   /**
@@ -81,15 +82,24 @@ private[sparkkinesis] object SparkPrefetchJobs {
    */
   private def taskBody(
       config: PrefetchConfig,
+      reading: ReadConfig,
       aws: AwsConfig,
       rateLimitErrors: LongAccumulator): (TaskContext, Iterator[PrefetchTaskSpec]) => Array[Byte] =
     (context, specs) => {
       val here = Some(SparkBlocks.executorLocation)
       val throttled = new RateLimitErrors
-      val api = SharedKinesisApis.get(aws, ClientUse.Reading).counting(throttled)
+      val api = ExecutorApis.Shared.apiFor(aws).counting(throttled)
       val outcomes = specs.toList.flatMap { spec =>
         PrefetchTask
-          .run(spec, config, api, SparkBlockStore, SystemClock, context.taskAttemptId(), () => context.isInterrupted())
+          .run(
+            spec,
+            config,
+            reading,
+            api,
+            SparkBlockStore,
+            SystemClock,
+            context.taskAttemptId(),
+            () => context.isInterrupted())
           .map(o => o.copy(cursor = o.cursor.copy(executor = here)))
       }
       rateLimitErrors.add(throttled.take())

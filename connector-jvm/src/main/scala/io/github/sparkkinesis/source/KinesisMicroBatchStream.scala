@@ -3,18 +3,15 @@ package io.github.sparkkinesis.source
 
 import scala.jdk.CollectionConverters._
 
-import io.github.sparkkinesis.aws.AwsConfig
-import io.github.sparkkinesis.client.{ClientUse, KinesisApi, KinesisClientFactory, ShardInfo}
+import io.github.sparkkinesis.client.{ExecutorApis, ShardInfo}
 import io.github.sparkkinesis.config.{KinesisSourceConfig, TriggerLimits}
 import io.github.sparkkinesis.errors.ErrorCondition
 import io.github.sparkkinesis.offsets.{KinesisSourceOffset, ShardKey, ShardPosition, StreamIdentity}
 import io.github.sparkkinesis.prefetch._
 import io.github.sparkkinesis.shims.SparkShims
 import io.github.sparkkinesis.util.{Clock, DaemonThreads, SystemClock}
-import org.apache.hadoop.conf.Configuration
 import org.apache.spark.sql.connector.read.{InputPartition, PartitionReaderFactory}
 import org.apache.spark.sql.connector.read.streaming._
-import org.apache.spark.sql.SparkSession
 import org.apache.spark.util.LongAccumulator
 import org.slf4j.LoggerFactory
 
@@ -23,19 +20,21 @@ import org.slf4j.LoggerFactory
  * executors; for each batch this class lists the shards, fixes how far each is read from what has been
  * prefetched (the batch's end offset, which Spark writes to its offset log before any task runs), and
  * turns the range between two offsets into input partitions over the blocks. Commits free the blocks. What
- * it knows of the streams, whichever way batches are read, it keeps in [[QueryStreams]]; on Spark 4.1 and
- * later a subclass reads in real-time mode too (`realtime.KinesisRealTimeStream`).
+ * it knows of the streams, whichever way batches are read, is `streams`, which it stops when it stops.
+ * Before Spark 4.1 Spark reads through it alone; from 4.1 on, Spark's stream holds the query's streams and
+ * makes this class only once it knows that the query reads micro-batches (`EitherModeStream`, in the top
+ * package), so that a query in real-time mode has no block catalog and no prefetcher.
  *
  * Spark calls it from the query's thread. Makes no calls to Kinesis until Spark asks for an offset.
+ *
+ * @param apis how the partition readers reach Kinesis when they read a stretch again
  */
-private[sparkkinesis] class KinesisMicroBatchStream(
+private[sparkkinesis] final class KinesisMicroBatchStream(
     config: KinesisSourceConfig,
-    checkpointLocation: String,
+    streams: QueryStreams,
     clock: Clock = SystemClock,
-    newApi: AwsConfig => KinesisApi = KinesisClientFactory.create(_, ClientUse.Reading),
-    hadoopConf: () => Configuration = () => SparkSession.active.sparkContext.hadoopConfiguration,
     runtime: PrefetchRuntime = SparkPrefetchRuntime,
-    queryId: () => Option[String] = KinesisMicroBatchStream.streamingQueryId
+    apis: ExecutorApis = ExecutorApis.Shared
 ) extends MicroBatchStream
     with SupportsTriggerAvailableNow
     with ReportsSourceMetrics {
@@ -44,19 +43,15 @@ private[sparkkinesis] class KinesisMicroBatchStream(
 
   private val log = LoggerFactory.getLogger(getClass)
 
-  /** The query's streams, shards and consumers, as every mode sees them. */
-  protected val streams =
-    new QueryStreams(config, checkpointLocation, clock, () => newApi(config.aws), hadoopConf, queryId)
-
   /**
    * AWS' throttling answers to the calls of the query's tasks (prefetch tasks, partition readers reading a
-   * lost block again, real-time tasks), each task's added as it ends. Made on the query's thread.
+   * lost block again), each task's added as it ends. Made on the query's thread.
    */
-  protected lazy val taskRateLimitErrors: LongAccumulator = runtime.taskCount()
+  private lazy val taskRateLimitErrors: LongAccumulator = runtime.taskCount()
 
   /** The block id namespace of this source. */
   private val streamId = BlockRef.newStreamId()
-  private val catalog = new BlockCatalog(config.prefetch)
+  private val catalog = new BlockCatalog(config.reading.maxRecordsPerFetch)
   private var prefetcherInUse = Option.empty[Prefetcher]
   private lazy val prefetcher: Prefetcher = {
     val created = new Prefetcher(
@@ -265,7 +260,7 @@ private[sparkkinesis] class KinesisMicroBatchStream(
   }
 
   override def createReaderFactory(): PartitionReaderFactory =
-    new KinesisPartitionReaderFactory(runtime, taskRateLimitErrors)
+    new KinesisPartitionReaderFactory(runtime, apis, taskRateLimitErrors)
 
   /**
    * Shown in every query progress under `sources[].metrics`, with the Databricks source's names: those of
@@ -306,6 +301,10 @@ private[sparkkinesis] class KinesisMicroBatchStream(
 
 private[sparkkinesis] object KinesisMicroBatchStream {
 
+  /** The stream of a query Spark runs, over streams of its own. */
+  def apply(config: KinesisSourceConfig, checkpointLocation: String): KinesisMicroBatchStream =
+    new KinesisMicroBatchStream(config, QueryStreams(config, checkpointLocation))
+
   /** How long AvailableNow waits for the prefetcher between looks at the catalog. */
   val AvailableNowWaitMs = 100L
 
@@ -332,8 +331,4 @@ private[sparkkinesis] object KinesisMicroBatchStream {
         version: Long): Boolean =
       (start eq from) && asked == limit && (shards eq listed) && version == catalogVersion
   }
-
-  /** The id of the streaming query whose thread calls, as Spark sets it; stable across restarts. */
-  def streamingQueryId(): Option[String] =
-    Option(SparkSession.active.sparkContext.getLocalProperty("sql.streaming.queryId"))
 }

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.github.sparkkinesis.source
 
-import io.github.sparkkinesis.client.RateLimitErrors
+import io.github.sparkkinesis.client.{ExecutorApis, RateLimitErrors}
 import io.github.sparkkinesis.prefetch.{PrefetchRuntime, Segment, SegmentReader}
 import io.github.sparkkinesis.reading.RecordCursor
 import io.github.sparkkinesis.util.SystemClock
@@ -17,10 +17,11 @@ import org.slf4j.LoggerFactory
  */
 private[sparkkinesis] final class KinesisPartitionReaderFactory(
     runtime: PrefetchRuntime,
+    apis: ExecutorApis,
     rateLimitErrors: LongAccumulator)
     extends PartitionReaderFactory {
   override def createReader(partition: InputPartition): PartitionReader[InternalRow] =
-    new KinesisPartitionReader(partition.asInstanceOf[KinesisInputPartition], runtime, rateLimitErrors)
+    new KinesisPartitionReader(partition.asInstanceOf[KinesisInputPartition], runtime, apis, rateLimitErrors)
 }
 
 /**
@@ -31,6 +32,7 @@ private[sparkkinesis] final class KinesisPartitionReaderFactory(
 private[sparkkinesis] final class KinesisPartitionReader(
     partition: KinesisInputPartition,
     runtime: PrefetchRuntime,
+    apis: ExecutorApis,
     rateLimitErrors: LongAccumulator)
     extends PartitionReader[InternalRow] {
   private val log = LoggerFactory.getLogger(getClass)
@@ -65,7 +67,7 @@ private[sparkkinesis] final class KinesisPartitionReader(
     val (source, read) = SegmentReader.read(
       segment,
       runtime.store,
-      runtime.executorApi(partition.aws).counting(throttled),
+      apis.apiFor(partition.aws).counting(throttled),
       partition.reading,
       SystemClock
     )

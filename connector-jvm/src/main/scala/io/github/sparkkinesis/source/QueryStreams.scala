@@ -1,15 +1,23 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.github.sparkkinesis.source
 
-import io.github.sparkkinesis.client.{ApiFailures, KinesisApi, RateLimitErrors, ShardInfo}
+import io.github.sparkkinesis.client.{
+  ApiFailures,
+  ClientUse,
+  KinesisApi,
+  KinesisClientFactory,
+  RateLimitErrors,
+  ShardInfo
+}
 import io.github.sparkkinesis.config.{InitialPosition, KinesisOptions, KinesisSourceConfig}
 import io.github.sparkkinesis.consumers.StreamConsumers
 import io.github.sparkkinesis.errors.{KinesisErrors, KinesisException}
 import io.github.sparkkinesis.health.KinesisHealth
 import io.github.sparkkinesis.offsets.{KinesisSourceOffset, ShardKey, ShardPosition, StreamIdentity}
 import io.github.sparkkinesis.shards.{SequenceNumberStarts, ShardDiscovery, ShardLineage, StreamIdentities}
-import io.github.sparkkinesis.util.{Backoff, Clock, DaemonThreads}
+import io.github.sparkkinesis.util.{Backoff, Clock, DaemonThreads, SystemClock}
 import org.apache.hadoop.conf.Configuration
+import org.apache.spark.sql.SparkSession
 import org.slf4j.LoggerFactory
 
 /**
@@ -18,7 +26,7 @@ import org.slf4j.LoggerFactory
  * shards as listed, which stream of each name the offsets are of, the lineage rules that decide which shards
  * a batch may read, the enhanced fan-out consumers, the initial offset, and the metrics that mean the same in
  * every mode. Makes no call to Kinesis until asked. Driver side; called from the query's thread (the
- * consumers from the prefetcher's too).
+ * consumers from the prefetcher's too). Whichever mode reads them stops them, with its own stop.
  *
  * @param queryId the streaming query's id, which names its consumers when `consumerName` is not set
  */
@@ -280,6 +288,24 @@ private[sparkkinesis] final class QueryStreams(
 }
 
 private[sparkkinesis] object QueryStreams {
+
+  /**
+   * The streams of a query Spark runs: read with the connector's reading client, the checkpoint through the
+   * session's Hadoop settings, the consumers named after Spark's id of the query.
+   */
+  def apply(config: KinesisSourceConfig, checkpointLocation: String): QueryStreams =
+    new QueryStreams(
+      config,
+      checkpointLocation,
+      SystemClock,
+      () => KinesisClientFactory.create(config.aws, ClientUse.Reading),
+      () => SparkSession.active.sparkContext.hadoopConfiguration,
+      streamingQueryId
+    )
+
+  /** The id of the streaming query whose thread calls, as Spark sets it; stable across restarts. */
+  def streamingQueryId(): Option[String] =
+    Option(SparkSession.active.sparkContext.getLocalProperty("sql.streaming.queryId"))
 
   /**
    * Where a batch starts from: the stream identities to record, every shard not read to its end (with the

@@ -3,15 +3,16 @@ package io.github.sparkkinesis.realtime
 
 import io.github.sparkkinesis.config._
 import io.github.sparkkinesis.errors.KinesisIllegalArgumentException
+import io.github.sparkkinesis.source.QueryStreams
 import io.github.sparkkinesis.testing.{StopsFixtureStreams, StreamFixture}
-import org.apache.hadoop.conf.Configuration
+import org.apache.spark.util.LongAccumulator
 import org.scalatest.funsuite.AnyFunSuite
 
 class KinesisRealTimeStreamSuite extends AnyFunSuite with StopsFixtureStreams {
 
   private def stream(options: (String, String)*): KinesisRealTimeStream = {
     val config = KinesisSourceConfig(Map("streamName" -> "s", "region" -> "us-east-1") ++ options, () => None)
-    new KinesisRealTimeStream(config, "/nowhere")
+    new KinesisRealTimeStream(config, QueryStreams(config, "/nowhere"))
   }
 
   test("real-time mode refuses each option that means nothing in it, naming the option and why") {
@@ -31,15 +32,7 @@ class KinesisRealTimeStreamSuite extends AnyFunSuite with StopsFixtureStreams {
 
   /** The fixture's streams, read in real time on `cores` cores. */
   private def realTime(f: StreamFixture, cores: Int): KinesisRealTimeStream = {
-    val stream = new KinesisRealTimeStream(
-      f.config,
-      f.checkpoint,
-      f.clock,
-      _ => f.api,
-      () => new Configuration(),
-      f.runtime,
-      () => Some(StreamFixture.QueryId),
-      cores = () => cores)
+    val stream = new KinesisRealTimeStream(f.config, f.newStreams(), f.apis, () => new LongAccumulator, () => cores)
     stream.prepareForRealTimeMode()
     stream
   }

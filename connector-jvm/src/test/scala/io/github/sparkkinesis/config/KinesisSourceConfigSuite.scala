@@ -22,14 +22,8 @@ class KinesisSourceConfigSuite extends AnyFunSuite {
     assert(config.streams == Seq("orders"))
     assert(config.initialPosition == InitialPosition.Latest)
     assert(config.shardFetchIntervalMs == 1000)
-    assert(
-      config.prefetch == PrefetchConfig(
-        ReadConfig(10000, 1024 * 1024, 400, failOnDataLoss = true, Some(600000), 300000),
-        10000,
-        20L << 30,
-        5,
-        10000000,
-        128000000))
+    assert(config.reading == ReadConfig(10000, 1024 * 1024, 400, failOnDataLoss = true, Some(600000), 300000))
+    assert(config.prefetch == PrefetchConfig(10000, 20L << 30, 5, 10000000, 128000000))
     assert(config.reading.maxFetchBytesPerSecond == 1024 * 1024)
     assert(config.prefetch.fetchBufferBytes == 20L * 1024 * 1024 * 1024)
     assert(config.limits == TriggerLimits(None, None))

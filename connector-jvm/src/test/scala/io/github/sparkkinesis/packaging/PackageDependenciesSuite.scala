@@ -59,4 +59,11 @@ class PackageDependenciesSuite extends AnyFunSuite {
     assert(reachable("reading").intersect(Set("prefetch", "source", "realtime", "batch", "sink")).isEmpty)
   }
 
+  // Real-time mode uses `source` (the query's streams), which uses `prefetch` for micro-batches: so this
+  // looks at what `realtime` names itself, not at what it reaches.
+  test("real-time mode names nothing of prefetching: it neither prefetches nor keeps blocks") {
+    assert(uses.keySet.contains("realtime"), s"sources read: ${uses.keySet}")
+    assert(!uses("realtime").contains("prefetch"), s"realtime uses ${uses("realtime")}")
+  }
+
 }

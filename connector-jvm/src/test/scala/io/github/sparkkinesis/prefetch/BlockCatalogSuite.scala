@@ -38,7 +38,7 @@ class BlockCatalogSuite extends AnyFunSuite {
     )
 
   private def catalog(positions: (ShardKey, ShardPosition)*): BlockCatalog = {
-    val c = new BlockCatalog(DefaultConfigs.Prefetch)
+    val c = new BlockCatalog(DefaultConfigs.Reading.maxRecordsPerFetch)
     c.sync(positions.toMap)
     c
   }

@@ -20,8 +20,8 @@ import org.scalatest.funsuite.AnyFunSuite
  */
 class PrefetchTaskSuite extends AnyFunSuite {
 
-  private val config =
-    DefaultConfigs.Prefetch.copy(maxFetchDurationMs = 10000).withReading(_.copy(maxRecordsPerFetch = 10))
+  private val config = DefaultConfigs.Prefetch.copy(maxFetchDurationMs = 10000)
+  private val reading = DefaultConfigs.Reading.copy(maxRecordsPerFetch = 10)
 
   private def spec(shards: Seq[String], recordsPerCall: Int = 10) =
     PrefetchTaskSpec(
@@ -39,7 +39,8 @@ class PrefetchTaskSuite extends AnyFunSuite {
     val outcomes =
       PrefetchTask.run(
         spec(shards),
-        config.withReading(_.copy(minFetchPeriodMs = 200)),
+        config,
+        reading.copy(minFetchPeriodMs = 200),
         api,
         store,
         SystemClock,
@@ -63,7 +64,8 @@ class PrefetchTaskSuite extends AnyFunSuite {
     val api = new FakeKinesisApi(clock)
     val shards = api.createStream("s", 1)
     val started = clock.nowMillis()
-    val outcomes = PrefetchTask.run(spec(shards), config, api, new InMemoryBlockStore, clock, taskAttemptId = 1)
+    val outcomes =
+      PrefetchTask.run(spec(shards), config, reading, api, new InMemoryBlockStore, clock, taskAttemptId = 1)
     assert(clock.nowMillis() - started == PrefetchTask.IdleEndMs, "not the whole maxFetchDuration")
     assert(outcomes.head.data.isEmpty)
     assert(outcomes.head.calls == 3, "calls at 0, 400 and 800 ms")
@@ -76,7 +78,8 @@ class PrefetchTaskSuite extends AnyFunSuite {
     val shards = api.createStream("s", 1)
     (1 to 1000).foreach(i => api.put("s", shards.head, s"r$i"))
     val started = clock.nowMillis()
-    val outcomes = PrefetchTask.run(spec(shards), config, api, new InMemoryBlockStore, clock, taskAttemptId = 1)
+    val outcomes =
+      PrefetchTask.run(spec(shards), config, reading, api, new InMemoryBlockStore, clock, taskAttemptId = 1)
     assert(clock.nowMillis() - started >= config.maxFetchDurationMs)
     assert(outcomes.head.data.map(_.records).contains(25L * 10), "25 calls of 10 records, 400 ms apart")
   }
@@ -87,10 +90,10 @@ class PrefetchTaskSuite extends AnyFunSuite {
     val megabyte = new Array[Byte](1024 * 1024)
     shards.foreach(id => (1 to 100).foreach(i => api.putBytes("s", id, megabyte, s"k$i")))
     // A backlog read as fast as Kinesis' limits allow: 5 calls a second, of 10 MiB each.
-    val unpaced = config.withReading(_.copy(minFetchPeriodMs = 200, maxFetchBytesPerSecond = 1L << 30))
+    val unpaced = reading.copy(minFetchPeriodMs = 200, maxFetchBytesPerSecond = 1L << 30)
     val started = System.currentTimeMillis()
     val outcomes =
-      PrefetchTask.run(spec(shards), unpaced, api, new InMemoryBlockStore, SystemClock, 1)
+      PrefetchTask.run(spec(shards), config, unpaced, api, new InMemoryBlockStore, SystemClock, 1)
     val held = outcomes.flatMap(_.data).map(_.bytes).sum
     assert(System.currentTimeMillis() - started < 5000, "not waiting out maxFetchDuration")
     // Calls of 10 MiB on two threads: the bound, plus at most the other thread's call in flight.
@@ -107,10 +110,10 @@ class PrefetchTaskSuite extends AnyFunSuite {
     shards.foreach(id => (1 to 50).foreach(i => api.putBytes("s", id, megabyte, s"k$i")))
     // Calls of one record, 1 MiB, as fast as the limits allow.
     val unpaced =
-      config.withReading(_.copy(maxRecordsPerFetch = 1, minFetchPeriodMs = 200, maxFetchBytesPerSecond = 1L << 30))
+      reading.copy(maxRecordsPerFetch = 1, minFetchPeriodMs = 200, maxFetchBytesPerSecond = 1L << 30)
     val share = 8L * megabyte.length
     val task = spec(shards, recordsPerCall = 1).copy(maxHeldBytes = share)
-    val outcomes = PrefetchTask.run(task, unpaced, api, new InMemoryBlockStore, SystemClock, 1)
+    val outcomes = PrefetchTask.run(task, config, unpaced, api, new InMemoryBlockStore, SystemClock, 1)
     val held = outcomes.flatMap(_.data).map(_.bytes).sum
     // The share, plus at most the other thread's call in flight.
     assert(held >= share - megabyte.length && held <= share + megabyte.length, held)
@@ -135,7 +138,8 @@ class PrefetchTaskSuite extends AnyFunSuite {
       Long.MaxValue
     )
     val shortTask = config.copy(maxFetchDurationMs = 500)
-    val outcomes = PrefetchTask.run(bogus, shortTask, api, new InMemoryBlockStore, SystemClock, taskAttemptId = 1)
+    val outcomes =
+      PrefetchTask.run(bogus, shortTask, reading, api, new InMemoryBlockStore, SystemClock, taskAttemptId = 1)
     val failure = outcomes(1).failure.get
     assert(failure.kind == FetchFailure.Fatal)
     assert(failure.error.getCondition == "KINESIS_STREAM_NOT_FOUND" && failure.error.getMessage.contains("'gone'"))
@@ -177,7 +181,8 @@ class PrefetchTaskSuite extends AnyFunSuite {
     val started = System.currentTimeMillis()
     val outcomes = PrefetchTask.run(
       spec(shards),
-      config.copy(shardsPerTask = 3).withReading(_.copy(minFetchPeriodMs = 50)),
+      config.copy(shardsPerTask = 3),
+      reading.copy(minFetchPeriodMs = 50),
       api,
       new InMemoryBlockStore,
       SystemClock,
@@ -213,8 +218,10 @@ class PrefetchTaskSuite extends AnyFunSuite {
           FetchCursor(None, 0L, 10),
           consumerArn = if (i < subscribed) Some("arn:consumer") else None)
       }
-      val prefetch = config.copy(shardsPerTask = shardsPerTask).withReading(_.copy(minFetchPeriodMs = 400))
-      PrefetchTask.quietPeriodMs(PrefetchTask.lanesOf(specs.indices, specs, shardsPerTask), specs, prefetch)
+      PrefetchTask.quietPeriodMs(
+        PrefetchTask.lanesOf(specs.indices, specs, shardsPerTask),
+        specs,
+        minFetchPeriodMs = 400)
     }
     assert(quiet(4) == 400, "four shards on five threads: each alone")
     assert(quiet(10) == 800)

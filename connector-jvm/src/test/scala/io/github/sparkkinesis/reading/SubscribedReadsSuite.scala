@@ -144,7 +144,8 @@ class SubscribedReadsSuite extends AnyFunSuite {
     val Seq(outcome) =
       PrefetchTask.run(
         spec,
-        DefaultConfigs.Prefetch.copy(reading = config),
+        DefaultConfigs.Prefetch,
+        config,
         f.api,
         new InMemoryBlockStore,
         f.clock,

@@ -81,7 +81,7 @@ class CheckpointFilesSuite extends AnyFunSuite {
   test("the source's offsets name the offset log they were read from when they cannot be read") {
     val root = checkpoint()
     val config = new io.github.sparkkinesis.testing.StreamFixture(InitialPosition.TrimHorizon).config
-    val stream = new KinesisMicroBatchStream(config, sourceCheckpoint(root))
+    val stream = KinesisMicroBatchStream(config, sourceCheckpoint(root))
     val e = intercept[KinesisException](stream.deserializeOffset("""{"v":3}"""))
     assert(e.getMessage.contains(s"in the offset log file:$root/offsets: it has no object"), e.getMessage)
   }

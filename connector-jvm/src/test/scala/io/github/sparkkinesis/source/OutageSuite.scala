@@ -5,7 +5,6 @@ import io.github.sparkkinesis.client.{KinesisApiException, ShardInfo}
 import io.github.sparkkinesis.config.InitialPosition
 import io.github.sparkkinesis.errors.{ErrorCondition, KinesisException}
 import io.github.sparkkinesis.testing.{CredentialFailures, DelegatingKinesisApi, StopsFixtureStreams, StreamFixture}
-import org.apache.hadoop.conf.Configuration
 import org.scalatest.concurrent.Eventually
 import org.scalatest.funsuite.AnyFunSuite
 import org.scalatest.time.{Seconds, Span}
@@ -144,26 +143,18 @@ class OutageSuite extends AnyFunSuite with StopsFixtureStreams with Eventually {
         super.listShards(stream, pageSize)
       }
     }
-    val stream = new KinesisMicroBatchStream(
-      f.config,
-      f.checkpoint,
-      f.clock,
-      _ => flaky,
-      () => new Configuration(),
-      f.runtime,
-      () => None)
+    val stream =
+      new KinesisMicroBatchStream(f.config, f.newStreams(flaky, queryId = None), f.clock, f.runtime, f.apis)
     assert(stream.initialOffset() != null && failuresLeft == 0)
     stream.stop()
 
     f.api.down = true
     val down = new KinesisMicroBatchStream(
       f.config,
-      f.checkpoint + "-2",
+      f.newStreams(checkpointAt = f.checkpoint + "-2", queryId = None),
       f.clock,
-      _ => f.api,
-      () => new Configuration(),
       f.runtime,
-      () => None)
+      f.apis)
     val e = intercept[KinesisException](
       try down.initialOffset()
       finally down.stop())

@@ -25,7 +25,7 @@ class StreamChangesSuite extends AnyFunSuite with StopsFixtureStreams with Event
     new StreamFixture(
       InitialPosition.TrimHorizon,
       limits = TriggerLimits(Some(3), None),
-      prefetch = _.withReading(_.copy(failOnDataLoss = failOnDataLoss)))
+      reading = _.copy(failOnDataLoss = failOnDataLoss))
 
   /** Reads one batch of at most three records and commits it; stops the stream as a query stop would. */
   private def firstBatchThenStop(f: StreamFixture): KinesisSourceOffset = {

@@ -5,8 +5,7 @@ import java.util.concurrent.ConcurrentHashMap
 
 import scala.jdk.CollectionConverters._
 
-import io.github.sparkkinesis.aws.AwsConfig
-import io.github.sparkkinesis.client.{KinesisApi, KinesisRecord, RateLimitErrors}
+import io.github.sparkkinesis.client.{KinesisRecord, RateLimitErrors}
 import io.github.sparkkinesis.config.KinesisSourceConfig
 import io.github.sparkkinesis.offsets.ShardKey
 import io.github.sparkkinesis.prefetch._
@@ -55,7 +54,6 @@ final class LocalPrefetchRuntime(api: FakeKinesisApi, clock: Clock) extends Pref
   val pool = new SubscriptionPool(SubscriptionPool.IdleMs, clock)
   override val store = new InMemoryBlockStore
 
-  override def executorApi(aws: AwsConfig): KinesisApi = api
   private val attempts = new java.util.concurrent.atomic.AtomicLong()
   @volatile var jobsRun = 0
 
@@ -78,6 +76,7 @@ final class LocalPrefetchRuntime(api: FakeKinesisApi, clock: Clock) extends Pref
           .run(
             t,
             config.prefetch,
+            config.reading,
             api.counting(throttled),
             store,
             clock,

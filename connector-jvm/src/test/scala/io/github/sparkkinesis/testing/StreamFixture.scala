@@ -7,9 +7,10 @@ import java.nio.file.Files
 import scala.jdk.CollectionConverters._
 
 import io.github.sparkkinesis.aws.{AwsConfig, AwsCredentialsConfig}
+import io.github.sparkkinesis.client.{ExecutorApis, KinesisApi}
 import io.github.sparkkinesis.config._
 import io.github.sparkkinesis.offsets.KinesisSourceOffset
-import io.github.sparkkinesis.source.KinesisMicroBatchStream
+import io.github.sparkkinesis.source.{KinesisMicroBatchStream, QueryStreams}
 import org.apache.hadoop.conf.Configuration
 import org.apache.spark.sql.connector.read.streaming.Offset
 import org.scalatest.concurrent.Eventually
@@ -26,6 +27,7 @@ class StreamFixture(
     maxRecords: Int = 100,
     limits: TriggerLimits = TriggerLimits(None, None),
     prefetch: PrefetchConfig => PrefetchConfig = identity,
+    reading: ReadConfig => ReadConfig = identity,
     consumer: ConsumerConfig = DefaultConfigs.Polling,
     outageTimeoutMs: Option[Long] = Some(600000),
     shardFetchIntervalMs: Long = 0) {
@@ -38,26 +40,27 @@ class StreamFixture(
     position,
     shardFetchIntervalMs = shardFetchIntervalMs,
     maxShardsPerDescribe = 100,
-    prefetch(
-      DefaultConfigs.Prefetch
-        .copy(maxFetchDurationMs = 1000)
-        .withReading(_.copy(maxRecordsPerFetch = maxRecords, outageTimeoutMs = outageTimeoutMs))),
+    reading(DefaultConfigs.Reading.copy(maxRecordsPerFetch = maxRecords, outageTimeoutMs = outageTimeoutMs)),
+    prefetch(DefaultConfigs.Prefetch.copy(maxFetchDurationMs = 1000)),
     limits,
     consumer,
     StreamFixture.Aws
   )
   var runtime = new LocalPrefetchRuntime(api, clock)
+
+  /** Every task's Kinesis: the fake. */
+  val apis: ExecutorApis = _ => api
+
+  /** What every mode knows of the fixture's streams, through `kinesis` (the fake), over `checkpointAt`. */
+  def newStreams(
+      kinesis: KinesisApi = api,
+      checkpointAt: String = checkpoint,
+      queryId: Option[String] = Some(StreamFixture.QueryId)): QueryStreams =
+    new QueryStreams(config, checkpointAt, clock, () => kinesis, () => new Configuration(), () => queryId)
+
   def newStream(): KinesisMicroBatchStream = {
     runtime = new LocalPrefetchRuntime(api, clock)
-    StreamFixture.remember(
-      new KinesisMicroBatchStream(
-        config,
-        checkpoint,
-        clock,
-        _ => api,
-        () => new Configuration(),
-        runtime,
-        () => Some(StreamFixture.QueryId)))
+    StreamFixture.remember(new KinesisMicroBatchStream(config, newStreams(), clock, runtime, apis))
   }
   var stream = newStream()
 
