@@ -25,12 +25,6 @@ import org.apache.spark.unsafe.Platform
  *
  * @param name the block's name, for errors
  */
-private[sparkkinesis] object BlockCursor {
-  private val Inside = 0
-  private val TheLast = 1
-  private val Past = 2
-}
-
 private[sparkkinesis] final class BlockCursor(name: String, buffers: Iterator[ByteBuffer]) extends RecordCursor {
   private var buffer = ByteBuffer.allocate(0)
   private var chunk = Array.emptyByteArray
@@ -235,4 +229,12 @@ private[sparkkinesis] final class BlockCursor(name: String, buffers: Iterator[By
       arrivalMillis,
       if (_subSequenceNumber >= 0) Some(_subSequenceNumber) else None
     )
+}
+
+private[sparkkinesis] object BlockCursor {
+
+  /** Where a record lies against a clip's end (`againstEnd`), as numbers: no object per record. */
+  private val Inside = 0
+  private val TheLast = 1
+  private val Past = 2
 }

@@ -12,9 +12,13 @@ import org.scalatest.funsuite.AnyFunSuite
  */
 class SpillIntegrationSuite extends AnyFunSuite with SourceIntegration {
 
-  // About half a megabyte for execution and storage together: less than the memory Spark reserves to unroll
-  // one block, so every prefetched block is written to disk.
-  override protected def sparkSettings: Map[String, String] = Map("spark.memory.fraction" -> "0.0002")
+  // About 100 KB for execution and storage together (Spark's share of the heap above the 300 MB it
+  // reserves): less than one prefetched block of 100 records of 1 KB, so Spark's memory store cannot hold
+  // any block and every one is written to disk.
+  override protected def sparkSettings: Map[String, String] = {
+    val usable = Runtime.getRuntime.maxMemory - 300L * 1024 * 1024
+    Map("spark.memory.fraction" -> (100.0 * 1024 / usable).toString)
+  }
 
   test("a burst larger than fetchBufferSize spills to disk and loses nothing", Integration) {
     val stream = newStream(shards = 2)
