@@ -922,7 +922,8 @@ def test_the_jvm_accepts_every_value_the_builders_give(spark: SparkSession) -> N
 @pytest.mark.parametrize(
     ("offset", "problem"),
     [
-        ('{"v":5,"streams":{}}', "version 5 is newer than this connector understands"),
+        ('{"v":6,"streams":{}}', "version 6 is newer than this connector understands"),
+        ('{"v":5,"streams":{"s":{"shards":"AAAA"}}}', "stream 's' has a damaged string of shards"),
         ('{"v":0,"streams":{}}', "version 0 does not exist"),
         (
             '{"v":2,"streams":{"s":{"shards":{"shardId-0":{"kind":"sideways"}}}}}',
