@@ -10,7 +10,7 @@ import java.util.concurrent.ConcurrentLinkedQueue
 import scala.jdk.CollectionConverters._
 import scala.util.Random
 
-import io.github.sparkkinesis.bench.synthetic.{StreamSpec, SyntheticKinesis}
+import io.github.sparkkinesis.bench.synthetic.{StreamSpec, SyntheticKinesis, SyntheticStream}
 import org.apache.spark.sql.{DataFrame, SparkSession}
 import org.apache.spark.sql.streaming.StreamingQuery
 import software.amazon.awssdk.core.SdkBytes
@@ -26,11 +26,20 @@ import software.amazon.awssdk.services.kinesis.model.PutRecordRequest
  *    from its put to the sink (its arrival time, stamped by the synthetic Kinesis, to the `foreachBatch`
  *    call that holds it), the durations of the batches with rows, and the planning of every batch
  *    (latestOffset and queryPlanning);
+ *  - resharding meanwhile: a third of the way through, a shard drawn at random is split, a record put to it
+ *    just before and one to each child just after; two thirds of the way, the children are merged again and
+ *    a record put to the merged shard. Every record put, these and the quiet stream's, must reach the sink
+ *    exactly once;
+ *  - Kinesis' control plane, over the whole run: the ListShards and DescribeStreamSummary calls, in all and in
+ *    the busiest second, against Kinesis' limits (100 and 20 a second), which the synthetic Kinesis keeps;
  *  - idle: the CPU the JVM spends in 10 s with nothing arriving, less the synthetic Kinesis' own threads
  *    (local mode: the driver, the prefetch tasks and the batches share the JVM); and of it the driver's
  *    ([[IdleDriver]]): the query's thread, split by a sampler between the connector's code and Spark's own,
  *    and the connector's driver threads; and the GetRecords calls a second the prefetching made meanwhile;
- *  - the size of the newest offset file, and the heap in use after a garbage collection.
+ *  - the size of the newest offset file, and the heap in use after a garbage collection;
+ *  - once the query has stopped, the baseline of its idle polling: the plain SDK calling the stream's open
+ *    shards as many times a second as the prefetching did, on as many threads ([[IdleSdkPolling]]).
+ * A 10-shard query runs first, so that the runs measured do not pay for the JVM's first query.
  * Prints a table and writes bench/results/scale-benchmark.json.
  * Usage: dev/bench scale [shards=200,1000] [seconds=30]
  */
@@ -61,7 +70,24 @@ object ScaleBenchmark {
       idleDriver: IdleDriver,
       idleGetRecordsPerSecond: Double,
       offsetFileBytes: Long,
-      heapUsedBytes: Long)
+      heapUsedBytes: Long,
+      resharding: Resharding,
+      controlPlane: Seq[CallRates.Rate],
+      idleSdk: Option[IdleSdkPolling.Cost] = None) {
+
+    /** The prefetch threads' CPU a GetRecords call while idle, in microseconds. */
+    def idlePrefetchMicrosPerCall: Double = {
+      val prefetch = idleCpuByThreads.collect {
+        case (kind, share) if kind.startsWith("kinesis-prefetch-") => share
+      }.sum
+      if (idleGetRecordsPerSecond <= 0) 0.0 else prefetch * 1e6 / idleGetRecordsPerSecond
+    }
+  }
+
+  /** Whether every record put during the quiet stream and its split and merge reached the sink once. */
+  final case class Resharding(put: Int, missing: Seq[String], repeated: Seq[String]) {
+    def exactlyOnce: Boolean = missing.isEmpty && repeated.isEmpty
+  }
 
   def main(args: Array[String]): Unit = {
     val shardCounts = args.lift(0).map(_.split(',').map(_.trim.toInt).toSeq).getOrElse(Seq(200, 1000))
@@ -69,8 +95,13 @@ object ScaleBenchmark {
     val kinesis = SyntheticKinesis.start()
     val spark = BenchKinesis.spark(cores = 2)
     try {
+      // The JVM's first query pays for loading and compiling Spark's and the connector's code: a small one
+      // first, so that the runs measured compare shard counts, not which came first.
+      val warmUp = run(kinesis, spark, shards = 10, seconds = 3, idleSeconds = 1)
+      println(
+        s"A warm-up query of 10 shards, the JVM's first: its first batch ${warmUp.firstBatchMillis.fold("none")(ms => s"$ms ms")}")
       val results = shardCounts.map(shards => run(kinesis, spark, shards, seconds))
-      report(results, s"dev/bench scale ${shardCounts.mkString(",")} $seconds")
+      report(results, warmUp, s"dev/bench scale ${shardCounts.mkString(",")} $seconds")
     } finally {
       spark.stop()
       kinesis.close()
@@ -79,73 +110,116 @@ object ScaleBenchmark {
 
   def run(kinesis: SyntheticKinesis, spark: SparkSession, shards: Int, seconds: Int, idleSeconds: Int = 10): Result = {
     val name = s"scale-$shards-${java.util.UUID.randomUUID().toString.take(8)}"
-    kinesis.create(StreamSpec(name, shards, backlogPerShard = 2, recordBytes = 100, limits = true))
+    val stream = kinesis.create(StreamSpec(name, shards, backlogPerShard = 2, recordBytes = 100, limits = true))
     val checkpoint = Files.createTempDirectory("bench-checkpoint").toFile
-    val rows = new ConcurrentLinkedQueue[(Long, Long)]() // (arrival, seen at the sink), epoch ms
+    val rows = new ConcurrentLinkedQueue[(Long, Long, String)]() // (arrival, seen at the sink in epoch ms, data)
+    val controlPlane = new CallRates(kinesis, Seq("ListShards", "DescribeStreamSummary"))
     val startedAt = System.currentTimeMillis()
-    val query = spark.readStream
+    val query: StreamingQuery = spark.readStream
       .format("kinesis")
       .options(kinesis.connectorOptions)
       .option("streamName", name)
       .option("initialPosition", "trim_horizon")
       .load()
-      .selectExpr("unix_millis(approximateArrivalTimestamp) AS arrival")
+      .selectExpr("unix_millis(approximateArrivalTimestamp) AS arrival", "CAST(data AS STRING) AS data")
       .writeStream
       .option("checkpointLocation", checkpoint.toString)
       .foreachBatch { (batch: DataFrame, _: Long) =>
-        val arrivals = batch.collect().map(_.getLong(0))
+        val seen = batch.collect().map(r => (r.getLong(0), r.getString(1)))
         val now = System.currentTimeMillis()
-        arrivals.foreach(a => rows.add(a -> now))
+        seen.foreach { case (arrival, data) => rows.add((arrival, now, data)) }
       }
       .start()
+    val result =
+      try {
+        val backlog = 2L * shards
+        val firstBatch = waitFor(!rows.isEmpty, 300).map(_ => System.currentTimeMillis() - startedAt)
+        val backlogRead = waitFor(rows.size >= backlog, 300).map(_ => System.currentTimeMillis() - startedAt)
+        val quietFrom = System.currentTimeMillis()
+        val batchesBefore = query.recentProgress.length
+        val put = putWhileResharding(kinesis, stream, seconds, new Random(shards))
+        waitFor(rows.size >= backlog + put.size, 60)
+        val quiet = query.recentProgress
+          .drop(batchesBefore)
+          .filter(p => java.time.Instant.parse(p.timestamp).toEpochMilli >= quietFrom)
+        val latencies = rows.asScala.collect { case (arrival, seen, _) if arrival >= quietFrom => seen - arrival }.toSeq
+        val seenCounts =
+          rows.asScala.toSeq.filter(_._1 >= quietFrom).groupBy(_._3).map { case (d, all) => d -> all.size }
+        val getRecordsBefore = kinesis.callCounts.getOrElse("GetRecords", 0L)
+        val (idle, idleByThreads, idleDriver) = idleCpuShare(idleSeconds)
+        val idleGetRecords = (kinesis.callCounts.getOrElse("GetRecords", 0L) - getRecordsBefore).toDouble / idleSeconds
+        System.gc()
+        val heap = ManagementFactory.getMemoryMXBean.getHeapMemoryUsage.getUsed
+        Result(
+          shards,
+          firstBatch,
+          firstBatchSteps(query, startedAt),
+          backlogRead,
+          latencies,
+          seconds,
+          quiet.filter(_.numInputRows > 0).map(_.durationMs.get("triggerExecution").longValue).toSeq,
+          quiet
+            .map(p =>
+              Seq("latestOffset", "queryPlanning").flatMap(k => Option(p.durationMs.get(k))).map(_.longValue).sum)
+            .toSeq,
+          idle,
+          idleByThreads,
+          idleDriver,
+          idleGetRecords,
+          newestOffsetFile(checkpoint).map(_.length).getOrElse(0L),
+          heap,
+          Resharding(
+            put.size,
+            put.filterNot(seenCounts.contains),
+            seenCounts.collect { case (d, n) if n > 1 || !put.contains(d) => s"$d ($n times)" }.toSeq.sorted),
+          controlPlane.stop()
+        )
+      } finally query.stop()
+    val sdk = IdleSdkPolling.measure(kinesis, stream, result.idleGetRecordsPerSecond, PrefetchThreads, idleSeconds)
+    result.copy(idleSdk = Some(sdk))
+  }
+
+  /** The threads of the query's prefetch task: `shardsPerTask`, 5 by default. */
+  private val PrefetchThreads = 5
+
+  /**
+   * For `seconds`, one record a second to a shard drawn at random; a third of the way, a shard split, a record
+   * put to it before and to each child after; two thirds of the way, the children merged, a record put to the
+   * merged shard. Returns the data of every record put, each different.
+   */
+  private def putWhileResharding(
+      kinesis: SyntheticKinesis,
+      stream: SyntheticStream,
+      seconds: Int,
+      random: Random): Seq[String] = {
+    val client = kinesis.sdkClient()
+    val name = stream.spec.name
+    val put = Seq.newBuilder[String]
+    def putRecord(data: String, hashKey: Option[BigInt]): Unit = {
+      val request = PutRecordRequest.builder().streamName(name).partitionKey(s"key-${random.nextInt()}")
+      hashKey.foreach(k => request.explicitHashKey(k.toString))
+      client.putRecord(request.data(SdkBytes.fromString(data, UTF_8)).build())
+      put += data
+    }
+    def firstHashKey(shardId: String): Option[BigInt] = stream.shards.find(_.id == shardId).map(_.hashKeys._1)
+    var children = Seq.empty[String]
     try {
-      val backlog = 2L * shards
-      val firstBatch = waitFor(!rows.isEmpty, 300).map(_ => System.currentTimeMillis() - startedAt)
-      val backlogRead = waitFor(rows.size >= backlog, 300).map(_ => System.currentTimeMillis() - startedAt)
-      val quietFrom = System.currentTimeMillis()
-      val batchesBefore = query.recentProgress.length
-      val client = kinesis.sdkClient()
-      val random = new Random(shards)
       (1 to seconds).foreach { i =>
-        client.putRecord(
-          PutRecordRequest
-            .builder()
-            .streamName(name)
-            .partitionKey(s"key-${random.nextInt()}")
-            .data(SdkBytes.fromString(s"record $i", UTF_8))
-            .build())
+        if (i == math.max(1, seconds / 3)) {
+          val parent = stream.openShards(random.nextInt(stream.openShards.size))
+          putRecord(s"to ${parent.id} before its split", Some(parent.hashKeys._1))
+          children = kinesis.split(name, parent.id)
+          children.foreach(child => putRecord(s"to $child, a child of ${parent.id}", firstHashKey(child)))
+        }
+        if (i == math.max(2, 2 * seconds / 3) && children.size == 2) {
+          val merged = kinesis.merge(name, children(0), children(1))
+          putRecord(s"to $merged, merged from ${children.mkString(" and ")}", firstHashKey(merged))
+        }
+        putRecord(s"record $i", None)
         Thread.sleep(1000)
       }
-      client.close()
-      waitFor(rows.size >= backlog + seconds, 60)
-      val quiet = query.recentProgress
-        .drop(batchesBefore)
-        .filter(p => java.time.Instant.parse(p.timestamp).toEpochMilli >= quietFrom)
-      val latencies = rows.asScala.collect { case (arrival, seen) if arrival >= quietFrom => seen - arrival }.toSeq
-      val getRecordsBefore = kinesis.callCounts.getOrElse("GetRecords", 0L)
-      val (idle, idleByThreads, idleDriver) = idleCpuShare(idleSeconds)
-      val idleGetRecords = (kinesis.callCounts.getOrElse("GetRecords", 0L) - getRecordsBefore).toDouble / idleSeconds
-      System.gc()
-      val heap = ManagementFactory.getMemoryMXBean.getHeapMemoryUsage.getUsed
-      Result(
-        shards,
-        firstBatch,
-        firstBatchSteps(query, startedAt),
-        backlogRead,
-        latencies,
-        seconds,
-        quiet.filter(_.numInputRows > 0).map(_.durationMs.get("triggerExecution").longValue).toSeq,
-        quiet
-          .map(p => Seq("latestOffset", "queryPlanning").flatMap(k => Option(p.durationMs.get(k))).map(_.longValue).sum)
-          .toSeq,
-        idle,
-        idleByThreads,
-        idleDriver,
-        idleGetRecords,
-        newestOffsetFile(checkpoint).map(_.length).getOrElse(0L),
-        heap
-      )
-    } finally query.stop()
+    } finally client.close()
+    put.result()
   }
 
   /**
@@ -255,7 +329,7 @@ object ScaleBenchmark {
 
   // ---- report ----
 
-  private def report(results: Seq[Result], command: String): Unit = {
+  private def report(results: Seq[Result], warmUp: Result, command: String): Unit = {
     def ms(v: Option[Long]): String = v.fold("none within the wait")(x => s"$x ms")
     results.foreach { r =>
       println(s"${r.shards} shards on local[2]:")
@@ -276,6 +350,19 @@ object ScaleBenchmark {
         f"  idle driver: the query's thread ${d.queryThread * 100}%.1f %% (${d.connectorFractionOfQueryThread * 100}%.0f %% " +
           f"of its samples in the connector), the connector's driver threads ${d.connectorThreads * 100}%.1f %%: " +
           f"the connector ${d.connector * 100}%.1f %% of a core, Spark's trigger loop ${d.spark * 100}%.1f %%")
+      r.idleSdk.foreach { sdk =>
+        println(
+          f"  idle polling: the prefetch threads ${r.idlePrefetchMicrosPerCall}%.0f µs a call; the plain SDK, as many calls " +
+            f"a second on $PrefetchThreads threads: ${sdk.microsPerCall}%.0f µs a call, ${sdk.cpuShare * 100}%.1f %% of a core")
+      }
+      val re = r.resharding
+      println(s"  a split and a merge while quiet: ${re.put} records put, ${if (re.exactlyOnce) "every one read once"
+        else s"missing ${re.missing.mkString("; ")}; more than once or not put ${re.repeated.mkString("; ")}"}")
+      println(
+        "  control plane: " + r.controlPlane
+          .map(c =>
+            s"${c.operation} ${c.calls} calls, ${c.busiestSecond} in the busiest second, ${c.throttled} turned down")
+          .mkString("; "))
       println(
         "  idle CPU by thread: " + r.idleCpuByThreads
           .map { case (kind, share) => f"$kind ${share * 100}%.1f %%" }
@@ -306,13 +393,24 @@ object ScaleBenchmark {
           f"""      "idleDriver": {"queryThread": ${r.idleDriver.queryThread}%.3f, "connectorFractionOfQueryThread": """ +
           f"""${r.idleDriver.connectorFractionOfQueryThread}%.3f, "connectorThreads": ${r.idleDriver.connectorThreads}%.3f, """ +
           f""""connector": ${r.idleDriver.connector}%.3f, "spark": ${r.idleDriver.spark}%.3f},\n""" +
-          f"""      "offsetFileBytes": ${r.offsetFileBytes}, "heapUsedBytes": ${r.heapUsedBytes}}"""
+          f"""      "offsetFileBytes": ${r.offsetFileBytes}, "heapUsedBytes": ${r.heapUsedBytes},\n""" +
+          f"""      "idlePrefetchMicrosPerCall": ${r.idlePrefetchMicrosPerCall}%.1f, """ +
+          r.idleSdk.fold(""""idleSdk": null,\n""")(sdk =>
+            f""""idleSdk": {"callsPerSecond": ${sdk.callsPerSecond}%.1f, "cpuShareOfOneCore": ${sdk.cpuShare}%.3f, """ +
+              f""""microsPerCall": ${sdk.microsPerCall}%.1f},\n""") +
+          s"""      "resharding": {"recordsPut": ${r.resharding.put}, "exactlyOnce": ${r.resharding.exactlyOnce}, """ +
+          s""""missing": ${r.resharding.missing.size}, "repeated": ${r.resharding.repeated.size}},\n""" +
+          s"""      "controlPlane": {${r.controlPlane
+              .map(c =>
+                s""""${c.operation}": {"calls": ${c.calls}, "busiestSecond": ${c.busiestSecond}, "throttled": ${c.throttled}}""")
+              .mkString(", ")}}}"""
       }
       .mkString(",\n")
     BenchKinesis.saveResults(
       "scale-benchmark.json",
       command,
       "synthetic Kinesis in the benchmark's JVM, Kinesis' limits on",
-      Seq(s""""runs": [\n$body\n  ]"""))
+      Seq(s""""warmUpFirstBatchMillis": ${json(warmUp.firstBatchMillis)}""", s""""runs": [\n$body\n  ]""")
+    )
   }
 }

@@ -25,7 +25,8 @@ import software.amazon.awssdk.services.kinesis.{KinesisAsyncClient, KinesisClien
  *
  * It answers, over HTTP/1.1 and HTTP/2 on one port ([[SyntheticServer]]):
  *  - the data plane: DescribeStreamSummary, ListShards, GetShardIterator, GetRecords, PutRecords, PutRecord;
- *    with a stream's `limits`, as Kinesis does when a shard's limits are exceeded ([[ShardLimits]]);
+ *    with a stream's `limits`, as Kinesis does when a shard's limits are exceeded ([[ShardLimits]]), and when
+ *    ListShards or DescribeStreamSummary are called more often than Kinesis allows ([[CallRate]]);
  *  - resharding: SplitShard, MergeShards and UpdateShardCount, also as [[split]] and [[merge]] (and the
  *    stream's `updateShardCount`): the parents close (ListShards
  *    gives their ending sequence numbers, GetRecords at a closed shard's end no next iterator but its
@@ -46,6 +47,7 @@ final class SyntheticKinesis private (pool: ExecutorService, consumerDelayMs: Lo
 
   private val streams = new ConcurrentHashMap[String, SyntheticStream]()
   private val calls = new ConcurrentHashMap[String, AtomicLong]()
+  private val describeSummaryRate = new CallRate(CallRate.DescribeSummaryPerAccount)
 
   private val subscriptions = new SyntheticSubscriptions(subscriptionLifetimeMs, pollMs = 100)
   private val consumerCalls = new ConsumerCalls(streamOf, streamNamed, subscriptions, consumerDelayMs)
@@ -196,7 +198,10 @@ final class SyntheticKinesis private (pool: ExecutorService, consumerDelayMs: Lo
                 case refusal: Refusal => refusal
                 case other => Refusal("InternalFailure", s"the synthetic Kinesis failed: $other", status = 500)
               }
-              val outcome = if (r.code == Throttled) "throttled" else if (r.status >= 500) "unavailable" else "refused"
+              val outcome =
+                if (r.code == Throttled || r.code == CallRate.LimitExceeded) "throttled"
+                else if (r.status >= 500) "unavailable"
+                else "refused"
               count(s"${operation.getOrElse("?")} $outcome")
               Some(
                 Answer(
@@ -239,6 +244,8 @@ final class SyntheticKinesis private (pool: ExecutorService, consumerDelayMs: Lo
 
   private def describeStreamSummary(request: Map[String, Any])(implicit wire: Wire): Answer = {
     val stream = streamOf(request)
+    if (stream.spec.limits && !describeSummaryRate.admit())
+      throw Refusal(CallRate.LimitExceeded, "Rate exceeded for DescribeStreamSummary in account 000000000000")
     ok(wire.write() { g =>
       g.writeFieldName("StreamDescriptionSummary")
       g.writeStartObject()
@@ -270,6 +277,8 @@ final class SyntheticKinesis private (pool: ExecutorService, consumerDelayMs: Lo
         }
       case _ => (streamOf(request), 0)
     }
+    if (stream.spec.limits && !stream.listShardsRate.admit())
+      throw Refusal(CallRate.LimitExceeded, s"Rate exceeded for ListShards of stream ${stream.spec.name}")
     val page = request.get("MaxResults").map(_.asInstanceOf[Long].toInt).getOrElse(1000).min(10000)
     val shards = stream.shards.slice(from, from + page)
     ok(wire.write(shards.size * 200) { g =>

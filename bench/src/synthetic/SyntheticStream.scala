@@ -34,6 +34,9 @@ private[sparkkinesis] final case class StreamSpec(
 private[bench] final class SyntheticStream(val spec: StreamSpec, val createdAtMs: Long) {
   val arn = s"arn:aws:kinesis:us-east-1:000000000000:stream/${spec.name}"
 
+  /** Its ListShards calls, kept to Kinesis' limit with its `limits`. */
+  val listShardsRate = new CallRate(CallRate.ListShardsPerStream)
+
   /** The data and partition key of every generated record: one array, shared, as data is never changed. */
   val generatedData: Array[Byte] =
     if (spec.aggregated == 1) payload(spec.recordBytes)

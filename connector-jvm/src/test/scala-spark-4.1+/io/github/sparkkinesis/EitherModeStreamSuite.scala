@@ -32,13 +32,21 @@ class EitherModeStreamSuite extends AnyFunSuite with StopsFixtureStreams {
     )
   }
 
-  test("in real-time mode no micro-batch stream is made, so no block catalog and no prefetcher") {
+  /**
+   * Runs `body` over Spark's stream of a fixture stream "s" of one shard, holding one record when `withRecord`,
+   * and stops the stream after.
+   */
+  private def withStream(withRecord: Boolean)(body: (EitherModeStream, Made, StreamFixture) => Unit): Unit = {
     val f = new StreamFixture(InitialPosition.TrimHorizon)
     val Seq(shard) = f.api.createStream("s", 1)
-    f.api.put("s", shard, "r1")
+    if (withRecord) f.api.put("s", shard, "r1")
     val made = new Made(f)
-    val stream = made.stream
-    try {
+    try body(made.stream, made, f)
+    finally made.stream.stop()
+  }
+
+  test("in real-time mode no micro-batch stream is made, so no block catalog and no prefetcher") {
+    withStream(withRecord = true) { (stream, made, f) =>
       stream.prepareForRealTimeMode()
       assert(stream.getDefaultReadLimit == ReadLimit.allAvailable())
       val start = stream.initialOffset()
@@ -47,16 +55,11 @@ class EitherModeStreamSuite extends AnyFunSuite with StopsFixtureStreams {
       assert(!stream.metrics(java.util.Optional.of(start)).containsKey("totalPrefetchedBytes"))
       assert(made.microBatches.isEmpty && made.realTime.size == 1)
       assert(f.runtime.jobsRun == 0, "nothing prefetched")
-    } finally stream.stop()
+    }
   }
 
   test("without real-time mode it reads micro-batches, made at the first call that needs them") {
-    val f = new StreamFixture(InitialPosition.TrimHorizon)
-    val Seq(shard) = f.api.createStream("s", 1)
-    f.api.put("s", shard, "r1")
-    val made = new Made(f)
-    val stream = made.stream
-    try {
+    withStream(withRecord = true) { (stream, made, _) =>
       val start = stream.initialOffset()
       assert(made.microBatches.isEmpty, "the initial offset is every mode's")
       stream.getDefaultReadLimit
@@ -65,18 +68,14 @@ class EitherModeStreamSuite extends AnyFunSuite with StopsFixtureStreams {
       stream.planInputPartitions(start, end)
       assert(made.microBatches.size == 1 && made.realTime.isEmpty)
       assert(stream.metrics(java.util.Optional.empty()).containsKey("totalPrefetchedBytes"))
-    } finally stream.stop()
+    }
   }
 
   test("real-time mode said after the stream read micro-batches is refused, not half obeyed") {
-    val f = new StreamFixture(InitialPosition.TrimHorizon)
-    f.api.createStream("s", 1)
-    val made = new Made(f)
-    val stream = made.stream
-    try {
+    withStream(withRecord = false) { (stream, made, _) =>
       stream.getDefaultReadLimit
       intercept[IllegalStateException](stream.prepareForRealTimeMode())
       assert(made.realTime.isEmpty)
-    } finally stream.stop()
+    }
   }
 }

@@ -6,7 +6,7 @@ import java.util.concurrent.atomic.{AtomicInteger, AtomicIntegerArray, AtomicLon
 
 import scala.util.control.NonFatal
 
-import io.github.sparkkinesis.client.KinesisApi
+import io.github.sparkkinesis.client.{KinesisApi, RecordBatch}
 import io.github.sparkkinesis.config.ReadConfig
 import io.github.sparkkinesis.reading.FetchLoop
 import io.github.sparkkinesis.realtime.RealTimeLane.Fetched
@@ -125,5 +125,5 @@ private[realtime] object RealTimeFeed {
     }
   }
 
-  private def bytes(fetched: Fetched): Long = fetched.records.iterator.map(_.data.length.toLong).sum
+  private def bytes(fetched: Fetched): Long = RecordBatch.dataBytes(fetched.records)
 }

@@ -21,6 +21,9 @@ import org.slf4j.LoggerFactory
  *  - `maxFetchDuration` has passed since it started;
  *  - every shard is caught up with its newest record and the task holds at least one record, so new data
  *    is handed over as soon as it is there instead of waiting out `maxFetchDuration`;
+ *  - the task has held records for [[PrefetchTask.HandOverMs]], and every shard it holds records of is
+ *    caught up: among thousands of quiet shards a record does not wait until each of them has been called
+ *    once (a task reading a backlog, whose shards are behind, reads on);
  *  - every shard has been caught up, with nothing new, for [[PrefetchTask.IdleEndMs]]: an idle task gives
  *    its core back to the query's own tasks, and the next prefetch job polls on where it left off;
  *  - every shard is finished (closed and read, or past the AvailableNow cut-off);
@@ -37,6 +40,9 @@ private[sparkkinesis] object PrefetchTask {
 
   /** How long a task whose shards are all at their tip, with nothing new, goes on polling. */
   val IdleEndMs = 1000L
+
+  /** How long a task holds the records of caught-up shards while other shards wait for their call. */
+  val HandOverMs = 500L
 
   /**
    * The most records a task holds before it hands them over: their data, and [[RecordHeapBytes]] a record
@@ -55,8 +61,18 @@ private[sparkkinesis] object PrefetchTask {
   def heldBytesPerTask(room: Long, tasks: Int): Long =
     math.min(MaxHeldBytes, math.max(MinHeldBytes, room / math.max(1, tasks)))
 
-  /** The longest a quiet polled shard waits between calls: a new record is seen within about that. */
+  /**
+   * The longest a quiet polled shard waits between calls: a new record is seen within about that, on a
+   * thread reading up to [[QuietCallsPerSecond]] times as many shards a second.
+   */
   val MaxQuietPeriodMs = 2000L
+
+  /**
+   * The most calls a second a task's thread makes to its quiet shards (about a tenth of a core at the SDK's
+   * cost per call): a thread with more than 1,000 quiet shards calls each less often than every
+   * [[MaxQuietPeriodMs]], so that ten thousand shards on two cores leave the cores to the query.
+   */
+  val QuietCallsPerSecond = 500
 
   /** About what a record costs on the heap besides its data: the record, its key and sequence number. */
   private val RecordHeapBytes = 200L
@@ -75,8 +91,11 @@ private[sparkkinesis] object PrefetchTask {
       math.max(config.shardsPerTask, subscribed.size + (if (polled.isEmpty) 0 else 1))
     }
 
-  /** Block ids: the task attempt's id times this, plus the shard's place in the task. */
-  val MaxShardsPerTask = 1000
+  /**
+   * Block ids: the task attempt's id times this, plus the shard's place in the task; above Kinesis' shard
+   * quotas (tens of thousands a stream), so that a job is never run in rounds for its shard count.
+   */
+  val MaxShardsPerTask = 100000
 
   def run(
       spec: PrefetchTaskSpec,
@@ -187,16 +206,19 @@ private[sparkkinesis] object PrefetchTask {
 
   /**
    * How long a quiet polled shard may wait between calls ([[PolledReads]]): `minFetchPeriod` times the
-   * shards its thread reads, at most [[MaxQuietPeriodMs]]. A shard with a thread of its own is called
-   * every `minFetchPeriod` as asked; a thread reading many calls its quiet shards less often, so that at a
-   * thousand shards on a few cores it does not spend its calls (and the cores) on shards with nothing new.
+   * shards its thread reads, at most [[MaxQuietPeriodMs]], unless the thread's quiet calls would then be
+   * more than [[QuietCallsPerSecond]]. A shard with a thread of its own is called every `minFetchPeriod` as
+   * asked; a thread reading many calls its quiet shards less often, so that at a thousand shards on a few
+   * cores it does not spend its calls (and the cores) on shards with nothing new.
    */
   private[prefetch] def quietPeriodMs(
       lanes: Seq[Seq[Int]],
       shards: Seq[ShardFetchSpec],
       minFetchPeriodMs: Long): Long = {
     val perThread = lanes.map(_.count(i => shards(i).consumerArn.isEmpty)).foldLeft(0)(math.max)
-    math.min(MaxQuietPeriodMs, minFetchPeriodMs * math.max(1, perThread))
+    math.max(
+      math.min(MaxQuietPeriodMs, minFetchPeriodMs * math.max(1, perThread)),
+      perThread * 1000L / QuietCallsPerSecond)
   }
 
   /**
@@ -211,7 +233,7 @@ private[sparkkinesis] object PrefetchTask {
     val seen = Array.fill(loop.size)((0, 0L))
     def count(i: Int): Unit = if (!counted(i)) {
       counted(i) = true
-      progress.shardCaughtUp()
+      progress.shardCaughtUp(holdsRecords = seen(i)._1 > 0)
     }
     (0 until loop.size).foreach(i => if (!loop.reading(i)) count(i))
     try {
@@ -221,6 +243,7 @@ private[sparkkinesis] object PrefetchTask {
           case Some(FetchLoop.Called(i)) =>
             val fetcher = loop.fetcher(i)
             val (records, bytes) = seen(i)
+            if (records == 0 && fetcher.recordCount > 0) progress.shardHoldsRecords(counted(i), clock.nowMillis())
             progress.addRecords(fetcher.recordCount - records, fetcher.bytes - bytes)
             seen(i) = (fetcher.recordCount, fetcher.bytes)
             if (fetcher.caughtUp) count(i)
@@ -241,7 +264,10 @@ private[sparkkinesis] object PrefetchTask {
     }
   }
 
-  /** What the shard threads of one task share: the deadline, who is caught up, and how much is held. */
+  /**
+   * What the shard threads of one task share: the deadline, who is caught up, how much is held, and since
+   * when, and how many shards hold records and are not caught up yet.
+   */
   private final class Progress(
       startedAt: Long,
       val deadline: Long,
@@ -249,11 +275,22 @@ private[sparkkinesis] object PrefetchTask {
       maxHeldBytes: Long,
       cancelled: () => Boolean) {
     private val behind = new AtomicInteger(shards)
+    private val behindHolding = new AtomicInteger() // shards with records that are not caught up
     private val records = new AtomicLong()
     private val held = new AtomicLong()
+    @volatile private var holdingSince = Long.MaxValue
     @volatile private var stopped = false
 
-    def shardCaughtUp(): Unit = behind.decrementAndGet()
+    def shardCaughtUp(holdsRecords: Boolean): Unit = {
+      if (holdsRecords) behindHolding.decrementAndGet()
+      behind.decrementAndGet()
+    }
+
+    /** A shard has its first records now; `caughtUp` if it had been counted as caught up before. */
+    def shardHoldsRecords(caughtUp: Boolean, now: Long): Unit = synchronized {
+      if (!caughtUp) behindHolding.incrementAndGet()
+      if (holdingSince == Long.MaxValue) holdingSince = now
+    }
     def addRecords(n: Int, bytes: Long): Unit = {
       records.addAndGet(n.toLong)
       held.addAndGet(bytes + n * RecordHeapBytes)
@@ -262,6 +299,7 @@ private[sparkkinesis] object PrefetchTask {
 
     def over(now: Long): Boolean =
       stopped || cancelled() || now >= deadline || held.get() >= maxHeldBytes ||
-        (behind.get() <= 0 && (records.get() > 0 || now >= startedAt + IdleEndMs))
+        (behind.get() <= 0 && (records.get() > 0 || now >= startedAt + IdleEndMs)) ||
+        (behindHolding.get() <= 0 && now - holdingSince >= HandOverMs) // never while nothing is held
   }
 }

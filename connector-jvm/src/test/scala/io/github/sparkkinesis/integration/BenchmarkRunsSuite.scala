@@ -39,13 +39,16 @@ class BenchmarkRunsSuite extends AnyFunSuite with SparkStreamingSuite {
     }
   }
 
-  test("the scale benchmark sees the backlog and every record put to a quiet stream") {
+  test("the scale benchmark, at 300 shards, reads every record put once across a split and a merge") {
     val kinesis = SyntheticKinesis.start(threads = 4)
     try {
-      val result = ScaleBenchmark.run(kinesis, spark, shards = 6, seconds = 3, idleSeconds = 1)
+      val result = ScaleBenchmark.run(kinesis, spark, shards = 300, seconds = 3, idleSeconds = 1)
       assert(result.firstBatchMillis.isDefined && result.backlogMillis.isDefined, result)
-      assert(result.latencies.size == 3 && result.latencies.forall(_ >= 0), result)
+      assert(result.resharding.put == 7 && result.resharding.exactlyOnce, result.resharding)
+      assert(result.latencies.size == 7 && result.latencies.forall(_ >= 0), result)
       assert(result.offsetFileBytes > 0 && result.heapUsedBytes > 0 && result.idleCpuShare >= 0, result)
+      val listShards = result.controlPlane.find(_.operation == "ListShards").get
+      assert(listShards.calls >= 3 && listShards.throttled == 0, result.controlPlane)
     } finally kinesis.close()
   }
 

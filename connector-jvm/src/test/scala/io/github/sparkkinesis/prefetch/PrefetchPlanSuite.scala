@@ -39,8 +39,9 @@ class PrefetchPlanSuite extends AnyFunSuite {
     assert(tasks.flatten.toSet == mixed.toSet, "every shard once")
     assert(sizes(PrefetchPlan.tasks(shards(2), shardsPerTask = 5, slots = 100, maxPartitions = Some(8))) == Seq(1, 1))
     assert(PrefetchPlan.tasks(Nil, shardsPerTask = 5, slots = 2, maxPartitions = Some(3)).isEmpty)
-    val bounded = PrefetchPlan.tasks(shards(2500), shardsPerTask = 5, slots = 2, maxPartitions = Some(1))
-    assert(sizes(bounded) == Seq(834, 833, 833), "more tasks than maxPartitions only for the bound of 1000")
+    val max = PrefetchTask.MaxShardsPerTask
+    val bounded = PrefetchPlan.tasks(shards(2 * max + 1), shardsPerTask = 5, slots = 2, maxPartitions = Some(1))
+    assert(max == 100000 && sizes(bounded) == Seq(66667, 66667, 66667), "more than maxPartitions only for the bound")
   }
 
   test("with maxPartitions a task has a thread per subscribed shard and shardsPerTask for the polled") {
@@ -53,10 +54,15 @@ class PrefetchPlanSuite extends AnyFunSuite {
     assert(PrefetchTask.threadsFor(shards(30), withMax) == config.shardsPerTask)
   }
 
+  test("10,000 shards on two cores are one task, not rounds of tasks a record waits through") {
+    assert(sizes(PrefetchPlan.tasks(shards(10000), shardsPerTask = 5, slots = 2)) == Seq(10000))
+  }
+
   test("no task holds more shards than a task's blocks can be numbered for") {
-    val tasks = PrefetchPlan.tasks(shards(2500), shardsPerTask = 5, slots = 2)
-    assert(sizes(tasks) == Seq(834, 834, 832))
-    assert(tasks.flatten == shards(2500), "every shard once, in order")
+    val max = PrefetchTask.MaxShardsPerTask
+    val tasks = PrefetchPlan.tasks(shards(2 * max + 1), shardsPerTask = 5, slots = 2)
+    assert(max == 100000 && sizes(tasks) == Seq(66667, 66667, 66667), "three tasks, evened out")
+    assert(tasks.flatten == shards(2 * max + 1), "every shard once, in order")
   }
 
   test("subscribed shards keep shardsPerTask to a task, a thread each, whatever the cores") {

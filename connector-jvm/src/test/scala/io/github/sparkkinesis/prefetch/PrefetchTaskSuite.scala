@@ -56,7 +56,7 @@ class PrefetchTaskSuite extends AnyFunSuite {
       assert(store.get(segment.block.get).get.records.map(_.sequenceNumber).toSeq == seqs)
     }
     assert(outcomes.find(_.shard.shardId == shards(2)).get.data.isEmpty, "an empty shard stores no block")
-    assert(store.ids == Set((7, 3000L), (7, 3001L)))
+    assert(store.ids == Set((7, 3 * PrefetchTask.MaxShardsPerTask), (7, 3 * PrefetchTask.MaxShardsPerTask + 1L)))
   }
 
   test("a task whose shards are at their tip with nothing new polls at minFetchPeriod, then gives its core back") {
@@ -70,6 +70,29 @@ class PrefetchTaskSuite extends AnyFunSuite {
     assert(outcomes.head.data.isEmpty)
     assert(outcomes.head.calls == 3, "calls at 0, 400 and 800 ms")
     assert(outcomes.head.cursor.notBeforeMs == started + 1200, "the next task polls on at the same pace")
+  }
+
+  test(
+    "among many quiet shards, a new record is handed over half a second after it is read, not after every shard's turn") {
+    val clock = new ManualClock()
+    val api = new FakeKinesisApi(clock)
+    val shards = api.createStream("s", 200)
+    api.put("s", shards.head, "new")
+    val started = clock.nowMillis()
+    // As a previous task left them: the shards' calls due 10 ms apart, over two seconds; one thread.
+    val task = PrefetchTaskSpec(
+      shards.zipWithIndex.map { case (id, i) =>
+        ShardFetchSpec(ShardKey("s", id), ShardPosition.TrimHorizon, FetchCursor(None, started + 10L * i, 10))
+      },
+      streamId = 7,
+      arrivedBefore = Long.MaxValue
+    )
+    val outcomes =
+      PrefetchTask.run(task, config.copy(shardsPerTask = 1), reading, api, new InMemoryBlockStore, clock, 1)
+    val took = clock.nowMillis() - started
+    assert(took >= PrefetchTask.HandOverMs && took < PrefetchTask.HandOverMs + 50, took)
+    assert(outcomes.head.data.map(_.records).contains(1L))
+    assert(outcomes.count(_.calls > 0) < 60, "the shards not yet called wait for the next task")
   }
 
   test("a task with a shard that is still behind reads until maxFetchDuration") {
@@ -209,7 +232,7 @@ class PrefetchTaskSuite extends AnyFunSuite {
     assert(ids(polled.take(2), 5) == Seq(Seq("p1"), Seq("p2")))
   }
 
-  test("the quiet period grows with the shards a task's thread reads, up to two seconds") {
+  test("the quiet period grows with the shards a task's thread reads, to two seconds, then with its calls") {
     def quiet(polled: Int, subscribed: Int = 0, shardsPerTask: Int = 5) = {
       val specs = (0 until polled + subscribed).map { i =>
         ShardFetchSpec(
@@ -227,5 +250,7 @@ class PrefetchTaskSuite extends AnyFunSuite {
     assert(quiet(10) == 800)
     assert(quiet(5, subscribed = 3) == 1200, "three subscribed shards take three of the five threads")
     assert(quiet(1000) == PrefetchTask.MaxQuietPeriodMs)
+    assert(quiet(5000) == PrefetchTask.MaxQuietPeriodMs, "a thousand shards a thread: 500 calls a second")
+    assert(quiet(10000) == 4000, "two thousand a thread: still 500 calls a second, each shard every 4 s")
   }
 }
