@@ -112,9 +112,10 @@ private[sparkkinesis] object PrefetchTask {
     val progress =
       new Progress(startedAt, startedAt + config.maxFetchDurationMs, spec.shards.size, spec.maxHeldBytes, cancelled)
     val end = ReadEnd.arrivedBefore(spec.arrivedBefore)
-    val lanes = lanesOf(spec.shards.indices, spec.shards, threadsFor(spec.shards, config))
-    val quiet = quietPeriodMs(lanes, spec.shards, reading.minFetchPeriodMs)
-    val fetchers = spec.shards.map { s =>
+    val shards = spec.shards.toIndexedSeq // looked up by index, thousands of times in a task of thousands
+    val lanes = lanesOf(shards.indices, shards, threadsFor(shards, config))
+    val quiet = quietPeriodMs(lanes, shards, reading.minFetchPeriodMs)
+    val fetchers = shards.map { s =>
       new ShardFetcher(api, s.copy(end = end), reading, clock, subscriptions, quiet)
     }
     val futures = lanes.map { lane =>
@@ -200,7 +201,7 @@ private[sparkkinesis] object PrefetchTask {
   /** The task's threads, and the shards (by index) each reads: see [[FetchLoop.lanes]]. */
   private[prefetch] def lanesOf(
       indices: Seq[Int],
-      shards: Seq[ShardFetchSpec],
+      shards: IndexedSeq[ShardFetchSpec],
       threads: Int): IndexedSeq[IndexedSeq[Int]] =
     FetchLoop.lanes(indices.toIndexedSeq, threads)(i => shards(i).consumerArn.isDefined)
 
@@ -213,7 +214,7 @@ private[sparkkinesis] object PrefetchTask {
    */
   private[prefetch] def quietPeriodMs(
       lanes: Seq[Seq[Int]],
-      shards: Seq[ShardFetchSpec],
+      shards: IndexedSeq[ShardFetchSpec],
       minFetchPeriodMs: Long): Long = {
     val perThread = lanes.map(_.count(i => shards(i).consumerArn.isEmpty)).foldLeft(0)(math.max)
     math.max(

@@ -225,7 +225,7 @@ class PrefetchTaskSuite extends AnyFunSuite {
         consumerArn = if (subscribed) Some("arn:consumer") else None)
     val polled = (1 to 7).map(i => spec(s"p$i", subscribed = false))
     val subscribed = (1 to 2).map(i => spec(s"e$i", subscribed = true))
-    def ids(shards: Seq[ShardFetchSpec], threads: Int) =
+    def ids(shards: IndexedSeq[ShardFetchSpec], threads: Int) =
       PrefetchTask.lanesOf(shards.indices, shards, threads).map(_.map(shards(_).shard.shardId))
     assert(ids(polled, 3) == Seq(Seq("p1", "p4", "p7"), Seq("p2", "p5"), Seq("p3", "p6")))
     assert(ids(subscribed ++ polled.take(2), 3) == Seq(Seq("e1"), Seq("e2"), Seq("p1", "p2")))
