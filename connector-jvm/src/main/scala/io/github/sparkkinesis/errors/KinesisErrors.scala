@@ -198,9 +198,19 @@ private[sparkkinesis] object KinesisErrors {
   def kinesisCallFailed(action: String, stream: String, where: String, cause: Throwable): KinesisException =
     error(CallFailed, cause, "action" -> action, "stream" -> stream, "where" -> where, "cause" -> rootMessage(cause))
 
-  /** `where` names the file the offset was read from, as " in ...", or is empty. */
-  def invalidOffset(json: String, where: String, problem: String, example: String): KinesisException =
-    error(OffsetInvalid, null, "offset" -> json, "where" -> where, "problem" -> problem, "example" -> example)
+  /**
+   * `where` names the file the offset was read from, as " in ...", or is empty. An offset longer than
+   * [[OffsetShownChars]] is shown by its start and its length: the offset of 10,000 shards is 300 KB.
+   */
+  def invalidOffset(json: String, where: String, problem: String, example: String): KinesisException = {
+    val shown =
+      if (json.length <= OffsetShownChars) json
+      else s"${json.take(OffsetShownChars)}... (${json.length} characters)"
+    error(OffsetInvalid, null, "offset" -> shown, "where" -> where, "problem" -> problem, "example" -> example)
+  }
+
+  /** The most of an invalid offset an error shows. */
+  val OffsetShownChars = 1000
 
   /** The checkpoint has positions in streams the query no longer reads. */
   def checkpointOtherStreams(recorded: Seq[String], reads: Seq[String]): KinesisException = {

@@ -56,12 +56,22 @@ private[sparkkinesis] final class FetchLoop(initial: IndexedSeq[ShardFetcher], c
 
   private def callAt(i: Int): Long = math.max(fetchers(i).nextCallAt, retryAt(i))
 
-  /** The shard, read and `ready`, whose next call is due first; -1 if there is none. */
+  /**
+   * The shard, read and `ready`, whose next call is due first; -1 if there is none. Each shard's time is
+   * asked for once: a thread over thousands of shards looks through them at every call.
+   */
   private def due(ready: Int => Boolean): Int = {
     var first = -1
+    var firstAt = Long.MaxValue
     var i = 0
     while (i < fetchers.length) {
-      if (reading(i) && ready(i) && (first < 0 || callAt(i) < callAt(first))) first = i
+      if (reading(i) && ready(i)) {
+        val at = callAt(i)
+        if (first < 0 || at < firstAt) {
+          first = i
+          firstAt = at
+        }
+      }
       i += 1
     }
     first

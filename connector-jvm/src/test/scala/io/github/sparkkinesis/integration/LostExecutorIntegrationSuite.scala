@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.github.sparkkinesis.integration
 
+import java.nio.charset.StandardCharsets.UTF_8
 import java.util.concurrent.{CountDownLatch, TimeUnit}
 
 import scala.collection.mutable
 
+import io.github.sparkkinesis.prefetch.{BlockRef, SparkBlockStore}
 import io.github.sparkkinesis.source.{RecordsFromPrefetchedBlocks, RecordsReadAgainFromKinesis}
 import io.github.sparkkinesis.testing.{ExecutorProcesses, SparkActivity}
 import org.apache.spark.sql.streaming.StreamingQuery
@@ -59,6 +61,45 @@ class LostExecutorIntegrationSuite extends AnyFunSuite with ClusterIntegration {
     val again = totals(new RecordsReadAgainFromKinesis().description())
     assert(again > 0, "the lost blocks' records read again from Kinesis")
     assert(again + totals(new RecordsFromPrefetchedBlocks().description()) == written.size, totals)
+    spark.sparkContext.removeSparkListener(activity)
+  }
+
+  test("a block is served from its executor to another JVM as its bytes, and read there in place", Integration) {
+    awaitExecutors()
+    val stream = newStream(shards = 2)
+    val activity = SparkActivity.watch(spark)
+    val gate = new SinkGate(batchId = 1)
+    val collector = new BatchCollector
+    val df = read(stream)("initialPosition" -> "trim_horizon", "shardsPerTask" -> "2", "fetchBufferSize" -> "10kb")
+    val query = start(df, collector, gate)
+    eventually("the first batch", query = Some(query))(collector.batches.contains(0L))
+    // Records of 200 KB: an answer of them makes a block of more than one 4 MiB chunk.
+    val values = (1 to 40).map(i => s"remote-block-$i-" + "x" * (200 * 1024))
+    val written = values.grouped(10).toSeq.flatMap(group => expected(stream, group, put(stream, group)))
+    gate.awaitHeld(query)
+    awaitPrefetchingPaused(activity)
+
+    // The driver holds no block: each comes from an executor, as a batch task elsewhere would get it.
+    val blocks = activity.liveBlocks.toSeq.map { case (id, block) =>
+      BlockRef(id.streamId, id.uniqueId, block.executorId, "")
+    }
+    val fromBlocks = blocks.map { ref =>
+      val cursor = SparkBlockStore.get(ref).getOrElse(fail(s"block ${ref.name} is gone"))
+      cursor.records.map(r => (r.sequenceNumber, new String(r.data, UTF_8))).toVector
+    }
+    assert(fromBlocks.flatten.nonEmpty)
+    fromBlocks.foreach { records =>
+      val seqs = records.map(_._1)
+      assert(seqs == seqs.sortBy(BigInt(_)), "a block's records in the order of their sequence numbers")
+    }
+    val byValue = written.map(w => w.data -> w.seq).toMap
+    val served = fromBlocks.flatten
+    assert(served.map(_._2).distinct.size == served.size, "no record in two blocks")
+    assert(served.forall { case (seq, data) => byValue.get(data).contains(seq) }, "each as it was written")
+
+    gate.release()
+    val rows = runUntil(collector, query, written.size)
+    assert(rows.sortBy(_.seq) == written.sortBy(_.seq), "every record once")
     spark.sparkContext.removeSparkListener(activity)
   }
 

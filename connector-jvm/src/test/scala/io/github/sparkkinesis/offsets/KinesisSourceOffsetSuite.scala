@@ -6,7 +6,7 @@ import java.nio.file.{Files, Paths}
 
 import scala.util.Random
 
-import io.github.sparkkinesis.errors.KinesisException
+import io.github.sparkkinesis.errors.{KinesisErrors, KinesisException}
 import org.scalatest.funsuite.AnyFunSuite
 
 class KinesisSourceOffsetSuite extends AnyFunSuite {
@@ -164,6 +164,16 @@ class KinesisSourceOffsetSuite extends AnyFunSuite {
     assert(read.json.startsWith("""{"v":5,"""))
     assert(KinesisSourceOffset.fromJson(read.json) == read)
     assert(read.json.length * 3 < literal.length, s"${read.json.length} bytes where version 2 took ${literal.length}")
+  }
+
+  test("an invalid offset of thousands of shards is shown by its start and its length, not whole") {
+    val json = KinesisSourceOffset.toJson(manyShards(10000, "4960"), compactAbove = 0)
+    val at = json.indexOf(""""shards":"""") + 100 // a character inside the stream's string of shards
+    val damaged = json.updated(at, if (json(at) == 'A') 'B' else 'A')
+    val e = intercept[KinesisException](KinesisSourceOffset.fromJson(damaged, " in offsets/7"))
+    assert(e.getMessage.contains(s"${damaged.take(KinesisErrors.OffsetShownChars)}... (${damaged.length} characters)"))
+    assert(e.getMessage.contains("in offsets/7") && e.getMessage.contains("damaged string of shards"), e.getMessage)
+    assert(e.getMessage.length < 2 * KinesisErrors.OffsetShownChars, e.getMessage.length)
   }
 
   test("a damaged version 5 offset fails as an invalid offset, saying what is wrong") {
