@@ -6,7 +6,8 @@ import scala.collection.mutable.ArrayBuffer
 /**
  * One shard of a synthetic stream. Its records are numbered from 0: first the stream's generated backlog
  * (a shard the stream was made with has one: each record the same data arrived at a time of its own over the
- * hour before the stream was made); then what PutRecords appended. A record's sequence number is its number,
+ * hour before the stream was made); then what PutRecords appended, or, in a stream of `arrivalsPerSecond`,
+ * generated records arriving at that rate from the stream's making on (such a stream takes no writes). A record's sequence number is its number,
  * written so that sequence numbers of one shard are 56 digits, as Kinesis', and order as their numbers.
  *
  * A shard is open until a split or merge closes it ([[close]]): it then takes no more records, and its
@@ -72,12 +73,21 @@ private[bench] final class SyntheticShard(
 
   def startingSequenceNumber: String = sequenceNumber(0)
 
+  private val arrivalsPerSecond = stream.spec.arrivalsPerSecond
+
+  /** Whether record `n` is generated (the backlog, or an arrival of a stream of arrivals), not written. */
+  private def generated(n: Long): Boolean = n < backlog || arrivalsPerSecond > 0
+
   /** The number of the next record to arrive: how many the shard has. */
-  def end: Long = backlog + appendedCount
+  def end: Long =
+    if (arrivalsPerSecond > 0)
+      backlog + ((System.currentTimeMillis() - stream.createdAtMs) * arrivalsPerSecond / 1000).toLong
+    else backlog + appendedCount
 
   /** When record `n` (below [[end]]) arrived, in epoch ms. */
   def arrivalMs(n: Long): Long =
     if (n < backlog) stream.createdAtMs - BacklogSpanMs + n * BacklogSpanMs / math.max(1, backlog)
+    else if (arrivalsPerSecond > 0) stream.createdAtMs + ((n - backlog) * 1000 / arrivalsPerSecond).toLong
     else synchronized(appended((n - backlog).toInt).arrivalMs)
 
   /** The first record that arrived at or after `ms`. */
@@ -93,7 +103,7 @@ private[bench] final class SyntheticShard(
   /** Hands `visit` the data, partition key and arrival time of records `from` until `until` (below [[end]]). */
   def foreachRecord(from: Long, until: Long)(visit: (Array[Byte], String, Long) => Unit): Unit = {
     var n = from
-    while (n < until && n < backlog) {
+    while (n < until && generated(n)) {
       visit(stream.generatedData, stream.generatedKey, arrivalMs(n))
       n += 1
     }
@@ -105,10 +115,11 @@ private[bench] final class SyntheticShard(
 
   /** The size of record `n` as Kinesis counts it against the read limit: its data. */
   def dataBytes(n: Long): Int =
-    if (n < backlog) stream.generatedData.length else synchronized(appended((n - backlog).toInt).data.length)
+    if (generated(n)) stream.generatedData.length else synchronized(appended((n - backlog).toInt).data.length)
 
   /** Appends a written record and returns its sequence number, or None if the shard was closed meanwhile. */
   def append(data: Array[Byte], partitionKey: String, nowMs: Long): Option[String] = synchronized {
+    require(arrivalsPerSecond == 0, s"${stream.spec.name} is a stream of generated arrivals: it takes no writes")
     if (closed) None
     else {
       appended += Appended(data, partitionKey, nowMs)

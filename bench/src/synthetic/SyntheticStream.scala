@@ -14,6 +14,9 @@ import io.github.sparkkinesis.kpl.{AggregatedRecords, UserRecord}
  * @param aggregated       how many user records each generated Kinesis record packs as a KPL aggregate (1:
  *                         plain records)
  * @param limits           whether Kinesis' per-shard limits are enforced ([[ShardLimits]])
+ * @param arrivalsPerSecond with more than 0, each shard's generated records go on arriving at this rate from
+ *                         the stream's making on, as if written; such a stream takes no writes and is not
+ *                         resharded
  */
 private[sparkkinesis] final case class StreamSpec(
     name: String,
@@ -21,8 +24,10 @@ private[sparkkinesis] final case class StreamSpec(
     backlogPerShard: Long = 0,
     recordBytes: Int = 100,
     aggregated: Int = 1,
-    limits: Boolean = false) {
+    limits: Boolean = false,
+    arrivalsPerSecond: Double = 0) {
   require(shards >= 1 && shards <= 9999999, "1 to 9,999,999 shards")
+  require(arrivalsPerSecond >= 0, "arrivalsPerSecond is a rate of records a second a shard, 0 for none")
   require(aggregated >= 1, "aggregated is the number of user records in each Kinesis record, at least 1")
 }
 
@@ -118,6 +123,7 @@ private[bench] final class SyntheticStream(val spec: StreamSpec, val createdAtMs
 
   /** Closes `parents` and opens a child for each of `ranges`. Called under the lock. */
   private def reshard(parents: Seq[SyntheticShard], ranges: Seq[(BigInt, BigInt)]): Seq[SyntheticShard] = {
+    require(spec.arrivalsPerSecond == 0, s"${spec.name} is a stream of generated arrivals: it is not resharded")
     val children = ranges.zipWithIndex.map { case (range, i) => new SyntheticShard(this, all.size + i, range, parents) }
     val open = (openShards.filterNot(parents.contains) ++ children).sortBy(_.hashKeys._1).toVector
     parents.foreach(_.close(children)) // writes to them wait (SyntheticKinesis retries them) for the children

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.github.sparkkinesis.integration
 
-import io.github.sparkkinesis.bench.{CeilingBenchmark, MemoryBenchmark, ScaleBenchmark, WriteBenchmark}
+import io.github.sparkkinesis.bench.{CeilingBenchmark, MemoryBenchmark, ScaleBenchmark, SteadyBenchmark, WriteBenchmark}
 import io.github.sparkkinesis.bench.soak.SoakBenchmark
 import io.github.sparkkinesis.bench.synthetic.SyntheticKinesis
 import io.github.sparkkinesis.testing.SparkStreamingSuite
@@ -49,6 +49,17 @@ class BenchmarkRunsSuite extends AnyFunSuite with SparkStreamingSuite {
       assert(result.offsetFileBytes > 0 && result.heapUsedBytes > 0 && result.idleCpuShare >= 0, result)
       val listShards = result.controlPlane.find(_.operation == "ListShards").get
       assert(listShards.calls >= 3 && listShards.throttled == 0, result.controlPlane)
+    } finally kinesis.close()
+  }
+
+  test("the steady benchmark reads a stream as it arrives, through the connector and the SDK, and times the CPU") {
+    val kinesis = SyntheticKinesis.start(threads = 4)
+    try {
+      val result =
+        SteadyBenchmark.run(kinesis, spark, shards = 2, seconds = 3, recordBytes = 1000, share = 0.1, warmUpSeconds = 3)
+      Seq(result.connector, result.sdk).foreach { run =>
+        assert(run.records > 0 && run.cpuSeconds > 0 && run.lagMillis.nonEmpty, run)
+      }
     } finally kinesis.close()
   }
 

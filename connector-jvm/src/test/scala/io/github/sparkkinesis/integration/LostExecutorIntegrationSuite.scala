@@ -22,17 +22,7 @@ import org.scalatest.funsuite.AnyFunSuite
 class LostExecutorIntegrationSuite extends AnyFunSuite with ClusterIntegration {
 
   test("blocks an executor held when it died, not yet read by their batch, are read again from Kinesis", Integration) {
-    awaitExecutors()
-    val stream = newStream(shards = 4)
-    val activity = SparkActivity.watch(spark)
-    // The query's first batch (empty: nothing is written yet) passes; the next waits in the sink, its range
-    // in the offset log and its blocks on the executors, unread. Prefetching pauses once it holds more
-    // than fetchBufferSize uncommitted, so the blocks stay as they are until the batch is released.
-    val gate = new SinkGate(batchId = 1)
-    val collector = new BatchCollector
-    val df = read(stream)("initialPosition" -> "trim_horizon", "shardsPerTask" -> "2", "fetchBufferSize" -> "10kb")
-    val query = start(df, collector, gate)
-    eventually("the first batch", query = Some(query))(collector.batches.contains(0L))
+    val GatedQuery(stream, activity, gate, collector, query) = gatedQuery(shards = 4)
     val values = (1 to 2000).map(i => s"lost-block-$i")
     val written = mutable.ArrayBuffer(expected(stream, values, put(stream, values)): _*)
     gate.awaitHeld(query)
@@ -65,14 +55,7 @@ class LostExecutorIntegrationSuite extends AnyFunSuite with ClusterIntegration {
   }
 
   test("a block is served from its executor to another JVM as its bytes, and read there in place", Integration) {
-    awaitExecutors()
-    val stream = newStream(shards = 2)
-    val activity = SparkActivity.watch(spark)
-    val gate = new SinkGate(batchId = 1)
-    val collector = new BatchCollector
-    val df = read(stream)("initialPosition" -> "trim_horizon", "shardsPerTask" -> "2", "fetchBufferSize" -> "10kb")
-    val query = start(df, collector, gate)
-    eventually("the first batch", query = Some(query))(collector.batches.contains(0L))
+    val GatedQuery(stream, activity, gate, collector, query) = gatedQuery(shards = 2)
     // Records of 200 KB: an answer of them makes a block of more than one 4 MiB chunk.
     val values = (1 to 40).map(i => s"remote-block-$i-" + "x" * (200 * 1024))
     val written = values.grouped(10).toSeq.flatMap(group => expected(stream, group, put(stream, group)))
@@ -164,6 +147,32 @@ class LostExecutorIntegrationSuite extends AnyFunSuite with ClusterIntegration {
     assert(rows.sortBy(_.seq) == written.sortBy(_.seq), "every record once")
     assert(inOrderPerShard(rows))
     spark.sparkContext.removeSparkListener(activity)
+  }
+
+  /** A query held at its second batch by [[gatedQuery]], and what watches it. */
+  private final case class GatedQuery(
+      stream: String,
+      activity: SparkActivity,
+      gate: SinkGate,
+      collector: BatchCollector,
+      query: StreamingQuery)
+
+  /**
+   * A query of a new stream of `shards` shards from its start, on the cluster's two executors, past its first
+   * batch (empty: nothing is written yet). The next batch waits in the sink, its range in the offset log and
+   * its blocks on the executors, unread; prefetching pauses once it holds more than fetchBufferSize
+   * uncommitted, so the blocks stay as they are until the gate is released.
+   */
+  private def gatedQuery(shards: Int): GatedQuery = {
+    awaitExecutors()
+    val stream = newStream(shards)
+    val activity = SparkActivity.watch(spark)
+    val gate = new SinkGate(batchId = 1)
+    val collector = new BatchCollector
+    val df = read(stream)("initialPosition" -> "trim_horizon", "shardsPerTask" -> "2", "fetchBufferSize" -> "10kb")
+    val query = start(df, collector, gate)
+    eventually("the first batch", query = Some(query))(collector.batches.contains(0L))
+    GatedQuery(stream, activity, gate, collector, query)
   }
 
   /** Waits until the cluster has its two executors (a worker replaces a lost one) and Spark has them too. */
