@@ -33,7 +33,7 @@ private[bench] final class CallRates(kinesis: SyntheticKinesis, operations: Seq[
   sampler.setDaemon(true)
   sampler.start()
 
-  /** Stops counting; each operation's calls. */
+  /** Stops counting (again: no harm); each operation's calls. */
   def stop(): Seq[Rate] = {
     running = false
     sampler.join()

@@ -174,7 +174,10 @@ object ScaleBenchmark {
             seenCounts.collect { case (d, n) if n > 1 || !put.contains(d) => s"$d ($n times)" }.toSeq.sorted),
           controlPlane.stop()
         )
-      } finally query.stop()
+      } finally {
+        query.stop()
+        controlPlane.stop() // again if the run failed first: it ends the sampler's thread
+      }
     val sdk = IdleSdkPolling.measure(kinesis, stream, result.idleGetRecordsPerSecond, PrefetchThreads, idleSeconds)
     result.copy(idleSdk = Some(sdk))
   }

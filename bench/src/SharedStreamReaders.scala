@@ -53,6 +53,10 @@ object SharedStreamReaders {
     def distinct: Int = counts.size
     def duplicates: Int = counts.values.asScala.count(_.get > 1)
 
+    /** Distinct records read of each shard. */
+    def distinctByShard: Map[String, Int] =
+      counts.keySet.asScala.toSeq.groupBy(_.takeWhile(_ != '/')).map { case (shard, keys) => shard -> keys.size }
+
     /** When each record arrived and when the reader had it, for those that arrived at or after `fromMs`. */
     def arrivals(fromMs: Long): Seq[(Long, Long)] = seen.asScala.filter(_._1 >= fromMs).toSeq
 

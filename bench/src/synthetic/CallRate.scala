@@ -8,15 +8,12 @@ package io.github.sparkkinesis.bench.synthetic
  * and answers a call over the limit as Kinesis does, with LimitExceededException. Thread-safe.
  */
 private[bench] final class CallRate(perSecond: Int, nowNanos: () => Long = () => System.nanoTime()) {
-  private var tokens = perSecond.toDouble
-  private var at = nowNanos()
+  private val calls = new TokenBucket(capacity = perSecond, perSecond = perSecond, nowNanos())
 
   /** Whether a call may be served now; if so, it counts. */
   def admit(): Boolean = synchronized {
     val now = nowNanos()
-    tokens = math.min(perSecond.toDouble, tokens + (now - at) / 1e9 * perSecond)
-    at = now
-    if (tokens < 1) false else { tokens -= 1; true }
+    if (calls.level(now) < 1) false else { calls.take(1, now); true }
   }
 }
 

@@ -13,11 +13,11 @@ package io.github.sparkkinesis.bench.synthetic
 private[bench] final class ShardLimits(nowNanos: () => Long = () => System.nanoTime()) {
   import ShardLimits._
 
-  private val getRecordsCalls = new Bucket(capacity = 5, perSecond = 5)
-  private val iteratorCalls = new Bucket(capacity = 5, perSecond = 5)
-  private val readBytes = new Bucket(capacity = ReadBytesPerSecond, perSecond = ReadBytesPerSecond)
-  private val writeRecords = new Bucket(capacity = 1000, perSecond = 1000)
-  private val writeBytes = new Bucket(capacity = WriteBytesPerSecond, perSecond = WriteBytesPerSecond)
+  private val getRecordsCalls = new TokenBucket(capacity = 5, perSecond = 5, nowNanos())
+  private val iteratorCalls = new TokenBucket(capacity = 5, perSecond = 5, nowNanos())
+  private val readBytes = new TokenBucket(ReadBytesPerSecond, ReadBytesPerSecond, nowNanos())
+  private val writeRecords = new TokenBucket(capacity = 1000, perSecond = 1000, nowNanos())
+  private val writeBytes = new TokenBucket(WriteBytesPerSecond, WriteBytesPerSecond, nowNanos())
 
   /** Whether a GetRecords call may be served now; if so, it counts. */
   def admitGetRecords(): Boolean = synchronized {
@@ -43,23 +43,6 @@ private[bench] final class ShardLimits(nowNanos: () => Long = () => System.nanoT
       writeRecords.take(1, now)
       writeBytes.take(bytes.toDouble, now)
       true
-    }
-  }
-
-  /** A bucket refilled at `perSecond` up to `capacity`; taking may overdraw it. Guarded by the limits. */
-  private final class Bucket(capacity: Double, perSecond: Double) {
-    private var tokens = capacity
-    private var at = nowNanos()
-
-    def level(now: Long): Double = {
-      tokens = math.min(capacity, tokens + (now - at) / 1e9 * perSecond)
-      at = now
-      tokens
-    }
-
-    def take(amount: Double, now: Long): Unit = {
-      level(now)
-      tokens -= amount
     }
   }
 }

@@ -75,7 +75,7 @@ private[sparkkinesis] final class ShardDiscovery(
   private def pace(listed: Map[ShardKey, ShardInfo]): Unit = {
     val largest = listed.keysIterator.toSeq.groupBy(_.stream).valuesIterator.map(_.size).foldLeft(0)(math.max)
     val paced = ShardDiscovery.intervalFor(largest, pageSize, intervalMs)
-    if (paced != pacedMs && paced > intervalMs && pacedMs == intervalMs)
+    if (pacedMs == intervalMs && paced > intervalMs)
       log.info(
         s"Listing the $largest shards of a stream takes ${ShardDiscovery.calls(largest, pageSize)} ListShards calls " +
           s"of $pageSize shards (maxShardsPerDescribe): the shards are listed every $paced ms, not every " +

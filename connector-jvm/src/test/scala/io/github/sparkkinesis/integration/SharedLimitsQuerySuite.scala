@@ -2,8 +2,9 @@
 package io.github.sparkkinesis.integration
 
 import io.github.sparkkinesis.bench.synthetic.{StreamSpec, SyntheticKinesis}
-import io.github.sparkkinesis.bench.SharedStreamReaders.{startQueries, LogCounter, SteadyWriter}
+import io.github.sparkkinesis.bench.SharedStreamReaders.{startQueries, LogCounter, ReadLog, SteadyWriter}
 import io.github.sparkkinesis.testing.SparkStreamingSuite
+import org.apache.spark.sql.streaming.StreamingQuery
 import org.scalatest.funsuite.AnyFunSuite
 
 /**
@@ -71,7 +72,10 @@ class SharedLimitsQuerySuite extends AnyFunSuite with SparkStreamingSuite {
       writer.close()
       val expected = Backlog * Shards + writer.records
       queries.foreach { case (query, read) =>
-        eventually(s"every record in ${read.name}", StarvedAfterSeconds, Some(query))(read.distinct >= expected)
+        try eventually(s"every record in ${read.name}", StarvedAfterSeconds, Some(query))(read.distinct >= expected)
+        catch {
+          case e: AssertionError => throw new AssertionError(s"${e.getMessage}\n${state(kinesis, stream, queries)}", e)
+        }
       }
       queries.foreach { case (_, read) =>
         assert(read.distinct == expected && read.duplicates == 0, s"${read.name}: each record exactly once")
@@ -108,6 +112,22 @@ class SharedLimitsQuerySuite extends AnyFunSuite with SparkStreamingSuite {
       logs.close()
       kinesis.close()
     }
+  }
+
+  /** What each query read of each shard against what the shard holds, and where each query stands. */
+  private def state(kinesis: SyntheticKinesis, stream: String, queries: Seq[(StreamingQuery, ReadLog)]): String = {
+    val ends = kinesis.stream(stream).shards.map(s => s.id -> s.end).toMap
+    val calls = kinesis.callCounts.toSeq.sorted.mkString(", ")
+    val perQuery = queries.map { case (query, read) =>
+      val progress = query.recentProgress.takeRight(3).map { p =>
+        val source = p.sources.head
+        s"    batch ${p.batchId} at ${p.timestamp}: ${p.numInputRows} rows, end ${source.endOffset}, metrics ${source.metrics}"
+      }
+      val summary = s"  ${read.name}: ${read.distinct} distinct of ${ends.values.sum}, by shard " +
+        s"${read.distinctByShard.toSeq.sorted}, active ${query.isActive}, status ${query.status.json.replaceAll("\\s+", " ")}"
+      (summary +: progress).mkString("\n")
+    }
+    (s"shards hold ${ends.toSeq.sorted}; calls $calls" +: perQuery).mkString("\n")
   }
 
   private val EfoOptions = Map("consumerMode" -> "efo", "consumerName" -> "shared-efo")
