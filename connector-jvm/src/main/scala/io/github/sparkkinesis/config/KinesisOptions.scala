@@ -270,7 +270,7 @@ private[sparkkinesis] object KinesisOptions {
       "maxPartitions",
       null,
       "How many Spark tasks a read is split into: a prefetch job's tasks (the shards dealt in turn to them; " +
-        "more only if a task would hold over 1000 shards), or a batch read's; not with shardsPerTask. " +
+        "more only if a task would hold over 100,000 shards), or a batch read's; not with shardsPerTask. " +
         "Default: derived from shardsPerTask and the cores (a batch read: one task per core).",
       "16"
     )(int(1, Int.MaxValue))
