@@ -253,31 +253,17 @@ object ScaleBenchmark {
    * JIT compilers, and threads that came and went (a prefetch task's, for one).
    */
   private def idleCpuShare(seconds: Int): (Double, Seq[(String, Double)], IdleDriver) = {
-    val threads = ManagementFactory.getThreadMXBean
-    def cpuByThread: Map[Long, (String, Long)] =
-      threads
-        .getThreadInfo(threads.getAllThreadIds)
-        .filter(_ != null)
-        .map(t => t.getThreadId -> (t.getThreadName -> math.max(0L, threads.getThreadCpuTime(t.getThreadId))))
-        .toMap
     // Not the query's: the synthetic Kinesis' threads, and the sampler's.
-    def synthetic(name: String): Boolean = name.startsWith("synthetic-kinesis") || name == Sampler
+    def synthetic(kind: String): Boolean = kind.startsWith("synthetic-kinesis") || kind == Sampler
     val sampler = new QueryThreadSampler
-    val (cpu0, byThread0, wall0) = (BenchKinesis.processCpuNanos(), cpuByThread, System.nanoTime())
+    val (before, wall0) = (ThreadCpu.snapshot(), System.nanoTime())
     Thread.sleep(seconds * 1000L)
-    val (cpu1, byThread1, wall1) = (BenchKinesis.processCpuNanos(), cpuByThread, System.nanoTime())
+    val (after, wall1) = (ThreadCpu.snapshot(), System.nanoTime())
     val connectorFraction = sampler.stop()
     val wall = (wall1 - wall0).toDouble
-    val spent = byThread1.toSeq.map { case (id, (name, cpu)) => name -> (cpu - byThread0.get(id).fold(0L)(_._2)) }
-    val syntheticNanos = spent.collect { case (name, nanos) if synthetic(name) => nanos }.sum
-    val total = (cpu1 - cpu0) - syntheticNanos
-    val byKind = spent
-      .filterNot { case (name, _) => synthetic(name) }
-      .groupBy { case (name, _) => name.replaceAll(" ?\\[.*\\]", "").replaceAll("[0-9]+", "#") }
-      .map { case (kind, all) => kind -> all.map(_._2).sum }
-      .toSeq
-    val ended = total - byKind.map(_._2).sum
-    val largest = (byKind :+ ("JVM and threads that ended" -> ended)).sortBy(-_._2).take(6)
+    val byKind = after.spentSince(before).toSeq.filterNot { case (kind, _) => synthetic(kind) }
+    val total = byKind.map(_._2).sum
+    val largest = byKind.sortBy(-_._2).take(6)
     def share(prefix: String) = byKind.collect { case (kind, nanos) if kind.startsWith(prefix) => nanos }.sum / wall
     val driver =
       IdleDriver(share(QueryThread), connectorFraction, share("kinesis-driver-call") + share("kinesis-prefetcher"))

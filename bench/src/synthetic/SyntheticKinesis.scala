@@ -100,7 +100,8 @@ final class SyntheticKinesis private (pool: ExecutorService, consumerDelayMs: Lo
   /**
    * How many calls of each operation were made so far, and of them (as `<operation> throttled`, `<operation>
    * refused`, or in an outage or by a failure of its own `<operation> unavailable`) how many were turned
-   * down; `PutRecords records throttled` counts the records of PutRecords calls turned down one by one.
+   * down; `PutRecords records throttled` counts the records of PutRecords calls turned down one by one, and
+   * `GetRecords records` the records GetRecords answers carried.
    * SubscribeToShard counts subscriptions asked for.
    */
   def callCounts: Map[String, Long] = calls.asScala.map { case (k, v) => k -> v.get }.toMap
@@ -328,6 +329,7 @@ final class SyntheticKinesis private (pool: ExecutorService, consumerDelayMs: Lo
     val end = shard.end
     val (until, bytes) = ShardAnswers.until(shard, from, end, limit, MaxGetRecordsBytes)
     shard.limits.foreach(_.chargeRead(bytes))
+    count("GetRecords records", until - from)
     val now = System.currentTimeMillis()
     ok(wire.write((bytes + (until - from) * 120 + 200).toInt) { g =>
       ShardAnswers.writeRecords(g, wire, shard, from, until)

@@ -59,6 +59,8 @@ class BenchmarkRunsSuite extends AnyFunSuite with SparkStreamingSuite {
         SteadyBenchmark.run(kinesis, spark, shards = 2, seconds = 3, recordBytes = 1000, share = 0.1, warmUpSeconds = 3)
       Seq(result.connector, result.sdk).foreach { run =>
         assert(run.records > 0 && run.cpuSeconds > 0 && run.lagMillis.nonEmpty, run)
+        assert(run.calls("GetRecords") > 0 && run.calls("GetRecords records") > 0, run)
+        assert(run.cpuByThreads.nonEmpty, run)
       }
     } finally kinesis.close()
   }
