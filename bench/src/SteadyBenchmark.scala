@@ -104,7 +104,10 @@ object SteadyBenchmark {
     Result(shards, recordBytes, rate, connector, sdk)
   }
 
-  /** What the window measures: records counted so far, the process' CPU, and the time, at its start. */
+  /**
+   * A measured window, from its making to [[end]]: the records the reader counted, the process' CPU and each
+   * kind of thread's ([[ThreadCpu]]), and the calls Kinesis answered ([[Counted]]).
+   */
   private final class Window(kinesis: SyntheticKinesis, records: => Long) {
     private val (records0, cpu0, at0) = (records, ThreadCpu.snapshot(), System.nanoTime())
     private val calls0 = kinesis.callCounts
@@ -259,17 +262,15 @@ object SteadyBenchmark {
           run.cpuByThreads.take(8).map { case (kind, seconds) => f"$kind $seconds%.1f" }.mkString(", "))
     }
     println(f"connector / SDK, CPU a record: ${r.cpuRatio}%.2f")
-    def json(run: Run): String =
+    def json(run: Run): String = {
+      val lagP50 = BenchKinesis.percentile(run.lagMillis, 50).getOrElse(0L)
+      val calls = run.calls.toSeq.sorted.map { case (k, v) => s""""$k": $v""" }.mkString(", ")
+      val threads = run.cpuByThreads.take(10).map { case (k, v) => f""""$k": $v%.2f""" }.mkString(", ")
       f"""{"reader": "${run.reader}", "records": ${run.records}, "seconds": ${run.seconds}%.1f, """ +
         f""""cpuSeconds": ${run.cpuSeconds}%.2f, "cpuMicrosPerRecord": ${run.cpuMicrosPerRecord}%.2f, """ +
-        f""""lagP50Millis": ${BenchKinesis
-            .percentile(run.lagMillis, 50)
-            .getOrElse(
-              0L)}, "lagMaxMillis": ${run.maxLagMillis}, "batches": ${run.batches}, "sparkJobs": ${run.sparkJobs}, "kinesisCalls": {""" +
-        run.calls.toSeq.sorted
-          .map { case (k, v) => s""""$k": $v""" }
-          .mkString(", ") + """}, "cpuSecondsByThread": {""" +
-        run.cpuByThreads.take(10).map { case (k, v) => f""""$k": $v%.2f""" }.mkString(", ") + "}}"
+        s""""lagP50Millis": $lagP50, "lagMaxMillis": ${run.maxLagMillis}, "batches": ${run.batches}, """ +
+        s""""sparkJobs": ${run.sparkJobs}, "kinesisCalls": {$calls}, "cpuSecondsByThread": {$threads}}"""
+    }
     BenchKinesis.saveResults(
       "steady-benchmark.json",
       command,
