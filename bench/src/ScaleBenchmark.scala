@@ -248,9 +248,9 @@ object ScaleBenchmark {
 
   /**
    * The share of one core the JVM spends over `seconds`, less the synthetic Kinesis' threads; and the
-   * largest shares by kind of thread (names without their numbers and query ids), where "JVM and threads
-   * that ended" is the CPU of no Java thread that lived through the whole window: garbage collection, the
-   * JIT compilers, and threads that came and went (a prefetch task's, for one).
+   * largest shares by kind of thread ([[ThreadCpu]]: names without their numbers and query ids, and on Linux
+   * the JVM's JIT compilers and garbage collector), where "JVM and threads that ended" is the rest: the JVM's
+   * other threads, and threads that came and went (a prefetch task's, for one).
    */
   private def idleCpuShare(seconds: Int): (Double, Seq[(String, Double)], IdleDriver) = {
     // Not the query's: the synthetic Kinesis' threads, and the sampler's.
