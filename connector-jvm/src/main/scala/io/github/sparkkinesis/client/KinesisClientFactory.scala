@@ -62,11 +62,12 @@ private[sparkkinesis] object KinesisClientFactory {
     }
     new SdkKinesisApi(
       client(identity),
-      client(_.retryStrategy(GetRecordsRetries.strategy)),
+      client(_.retryStrategy(GetRecordsRetries.strategy).addExecutionInterceptor(GetRecordsParsing)),
       http,
       () => createAsync(aws, userAgent),
       aws.describeTarget,
-      aws.streamArns)
+      aws.streamArns
+    )
   }
 
   /** What both clients set: the user agent's suffix, which names what they are for. */

@@ -154,17 +154,27 @@ private[sparkkinesis] final class SdkKinesisApi private (
       }
     }
 
+  /**
+   * The records are read from the answer's body by [[GetRecordsParsing]] on the `reads` client
+   * ([[KinesisClientFactory]] adds it); without it (a client built otherwise, an answer without a body) the
+   * SDK's records are returned.
+   */
   override def getRecords(stream: String, shardId: String, iterator: String, limit: Int): RecordBatch =
     call("GetRecords") {
-      val request = counted(GetRecordsRequest.builder().shardIterator(iterator).limit(limit))
+      val answer = new GetRecordsParsing.Answer
+      val overrides = AwsRequestOverrideConfiguration.builder().putExecutionAttribute(GetRecordsParsing.Parsed, answer)
+      errors.foreach(overrides.putExecutionAttribute(RateLimitCounting.Errors, _))
+      val request =
+        GetRecordsRequest.builder().shardIterator(iterator).limit(limit).overrideConfiguration(overrides.build())
       // The iterator names the stream; a stream read by ARN is named by it here too, as its policy may require.
       streamArns.get(stream).foreach(request.streamARN(_))
       val response = clients.reads.getRecords(request.build())
-      RecordBatch(
-        response.records().asScala.iterator.map(recordOf).toVector,
-        Option(response.nextShardIterator()),
-        Option(response.millisBehindLatest()).map(_.longValue).getOrElse(0L)
-      )
+      answer.batch.getOrElse(
+        RecordBatch(
+          response.records().asScala.iterator.map(recordOf).toVector,
+          Option(response.nextShardIterator()),
+          Option(response.millisBehindLatest()).map(_.longValue).getOrElse(0L)
+        ))
     }
 
   override def putRecords(stream: String, records: Seq[PutRecord]): Seq[PutResult] = call("PutRecords") {

@@ -1,7 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.github.sparkkinesis.integration
 
-import io.github.sparkkinesis.bench.{CeilingBenchmark, MemoryBenchmark, ScaleBenchmark, SteadyBenchmark, WriteBenchmark}
+import io.github.sparkkinesis.bench.{
+  CeilingBenchmark,
+  GetRecordsBenchmark,
+  MemoryBenchmark,
+  ScaleBenchmark,
+  SteadyBenchmark,
+  WriteBenchmark
+}
 import io.github.sparkkinesis.bench.soak.SoakBenchmark
 import io.github.sparkkinesis.bench.synthetic.SyntheticKinesis
 import io.github.sparkkinesis.testing.SparkStreamingSuite
@@ -63,6 +70,16 @@ class BenchmarkRunsSuite extends AnyFunSuite with SparkStreamingSuite {
         assert(run.cpuByThreads.nonEmpty, run)
       }
     } finally kinesis.close()
+  }
+
+  test("the GetRecords benchmark calls a local endpoint through the SDK and the connector's client") {
+    val cases = Seq(GetRecordsBenchmark.Case("1 KB", 1000, 100), GetRecordsBenchmark.Case("empty", 0, 3))
+    val results = GetRecordsBenchmark.run(cases, rounds = 1, warmUpSeconds = 0.2, roundSeconds = 0.2)
+    assert(results.map(_.kase) == cases)
+    results.foreach { r =>
+      assert(r.readings.map(_.reader) == GetRecordsBenchmark.Readers, r)
+      assert(r.readings.forall(x => x.recordsPerSecond > 0 && x.cpuMicrosPerRecord > 0), r)
+    }
   }
 
   test("the memory benchmark reads a burst of five buffers, every record once, and samples the heap") {
