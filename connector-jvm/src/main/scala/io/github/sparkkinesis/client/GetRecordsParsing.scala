@@ -6,6 +6,7 @@ import java.util.zip.{CRC32, CheckedInputStream}
 import java.util.Optional
 
 import scala.util.control.NonFatal
+import scala.util.Try
 
 import software.amazon.awssdk.core.exception.{Crc32MismatchException, SdkClientException}
 import software.amazon.awssdk.core.interceptor.{Context, ExecutionAttribute, ExecutionAttributes, ExecutionInterceptor}
@@ -53,19 +54,18 @@ private[client] object GetRecordsParsing extends ExecutionInterceptor {
     val response = context.httpResponse()
     if (!body.isPresent || !takes(response, attributes)) body
     else {
-      val crc32 = response.firstMatchingHeader(Crc32Header)
-      val in = if (crc32.isPresent) new CheckedInputStream(body.get, new CRC32()) else body.get
+      val crc32 = header(response, Crc32Header).map(given => (given, new CheckedInputStream(body.get, new CRC32())))
       try {
         val read =
-          try Right(GetRecordsWire.read(in, header(response, "Content-Type")))
+          try Right(GetRecordsWire.read(crc32.fold(body.get)(_._2), header(response, "Content-Type")))
           catch { case NonFatal(e) => Left(e) }
-        if (crc32.isPresent) {
+        crc32.foreach { case (given, checked) =>
           // A corrupt body fails as corrupt, whatever reading it made of it.
-          in.transferTo(OutputStream.nullOutputStream())
-          val actual = in.asInstanceOf[CheckedInputStream].getChecksum.getValue
-          if (actual != crc32.get.trim.toLong)
+          checked.transferTo(OutputStream.nullOutputStream())
+          val actual = checked.getChecksum.getValue
+          if (Try(given.trim.toLong).toOption.forall(_ != actual))
             throw Crc32MismatchException.create(
-              s"a GetRecords answer's CRC32 is $actual, Kinesis said ${crc32.get.trim}",
+              s"a GetRecords answer's CRC32 is $actual, Kinesis said $given",
               read.left.toOption.orNull)
         }
         read match {
