@@ -32,7 +32,7 @@ private[synthetic] object ShardAnswers {
       wire.timestamp(g, "ApproximateArrivalTimestamp", arrivalMs)
       g.writeFieldName("Data")
       g.writeBinary(data)
-      g.writeStringField("PartitionKey", partitionKey)
+      if (partitionKey != null) g.writeStringField("PartitionKey", partitionKey)
       g.writeEndObject()
       n += 1
     }

@@ -17,6 +17,8 @@ import io.github.sparkkinesis.kpl.{AggregatedRecords, UserRecord}
  * @param arrivalsPerSecond with more than 0, each shard's generated records go on arriving at this rate from
  *                         the stream's making on, as if written; such a stream takes no writes and is not
  *                         resharded
+ * @param keyless          generated records come without a partition key, as a stream whose records Kinesis
+ *                         distributes itself (RecordDistributionStrategy AUTO) may return them
  */
 private[sparkkinesis] final case class StreamSpec(
     name: String,
@@ -25,7 +27,8 @@ private[sparkkinesis] final case class StreamSpec(
     recordBytes: Int = 100,
     aggregated: Int = 1,
     limits: Boolean = false,
-    arrivalsPerSecond: Double = 0) {
+    arrivalsPerSecond: Double = 0,
+    keyless: Boolean = false) {
   require(shards >= 1 && shards <= 9999999, "1 to 9,999,999 shards")
   require(arrivalsPerSecond >= 0, "arrivalsPerSecond is a rate of records a second a shard, 0 for none")
   require(aggregated >= 1, "aggregated is the number of user records in each Kinesis record, at least 1")
@@ -48,7 +51,7 @@ private[bench] final class SyntheticStream(val spec: StreamSpec, val createdAtMs
     else
       AggregatedRecords.encode(
         (0 until spec.aggregated).map(i => UserRecord(s"user-key-$i", None, payload(spec.recordBytes))))
-  val generatedKey = "generated"
+  val generatedKey: String = if (spec.keyless) null else "generated"
 
   /** The stream's consumers, registered through the API or by a benchmark. */
   val consumers = new SyntheticConsumers(this)

@@ -223,7 +223,7 @@ private[sparkkinesis] final class BlockCursor(name: String, buffers: Iterator[By
   /** The current record, copied out. */
   override def record: KinesisRecord =
     KinesisRecord(
-      current.getUTF8String(PartitionKey).toString,
+      if (current.isNullAt(PartitionKey)) null else current.getUTF8String(PartitionKey).toString,
       current.getBinary(Data),
       current.getUTF8String(SequenceNumber).toString,
       arrivalMillis,

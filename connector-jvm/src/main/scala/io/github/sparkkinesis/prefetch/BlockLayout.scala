@@ -21,10 +21,11 @@ import org.apache.spark.unsafe.Platform
  * chunk   := version:int32  chunkBytes:int32  record+       (chunkBytes counts the whole chunk, header too)
  * record  := rowBytes:int32  subSequenceNumber:int32  row   (-1: a whole Kinesis record, else its index in
  *                                                          its KPL aggregate)
- * row     := Spark's UnsafeRow of the six columns: a null bit set (8 bytes, all clear), six 8-byte words
- *            (partitionKey, data, stream, shardId and sequenceNumber as offset << 32 | length, relative to
- *            the row's start; approximateArrivalTimestamp in microseconds), then the bytes of the five in
- *            that order, each padded with zeros to a multiple of 8
+ * row     := Spark's UnsafeRow of the six columns: a null bit set (8 bytes; only partitionKey's bit, bit 0,
+ *            may be set: a record without a partition key, whose word is 0 and which has no bytes), six
+ *            8-byte words (partitionKey, data, stream, shardId and sequenceNumber as offset << 32 | length,
+ *            relative to the row's start; approximateArrivalTimestamp in microseconds), then the bytes of
+ *            the five in that order, each padded with zeros to a multiple of 8
  * }}}
  * Numbers are in the machine's byte order, as UnsafeRow's are (Spark's executors share one). Every piece
  * is a multiple of 8 bytes, so each row starts 8-byte aligned in an array. A chunk holds whole records, at
@@ -74,7 +75,7 @@ private[sparkkinesis] object BlockLayout {
     records.foreach { r =>
       keyBytes(i) = keys.bytesOf(r.partitionKey)
       sequenceNumberBytes(i) = sequenceNumbers.bytesOf(r.sequenceNumber)
-      rowBytes(i) = constantBytes + padded(keyBytes(i).length) + padded(r.data.length) +
+      rowBytes(i) = constantBytes + padded(lengthOf(keyBytes(i))) + padded(r.data.length) +
         padded(sequenceNumberBytes(i).length)
       i += 1
     }
@@ -115,8 +116,12 @@ private[sparkkinesis] object BlockLayout {
     putInt(chunk, at, rowBytes)
     putInt(chunk, at + 4, record.subSequenceNumber.fold(-1)(Math.toIntExact))
     val row = at + RecordHeaderBytes
-    // The null bit set stays clear: every column has a value.
-    var tail = putValue(chunk, row, PartitionKey, key, RowFixedBytes)
+    // Every column but partitionKey always has a value; a record without a key has its null bit set.
+    var tail =
+      if (key == null) {
+        putLong(chunk, row, 1L << PartitionKey)
+        RowFixedBytes
+      } else putValue(chunk, row, PartitionKey, key, RowFixedBytes)
     tail = putValue(chunk, row, Data, record.data, tail)
     tail = putValue(chunk, row, Stream, stream, tail)
     tail = putValue(chunk, row, ShardId, shardId, tail)
@@ -135,6 +140,8 @@ private[sparkkinesis] object BlockLayout {
     tail + padded(value.length)
   }
 
+  private def lengthOf(bytes: Array[Byte]): Int = if (bytes == null) 0 else bytes.length
+
   /** A length rounded up to a multiple of 8, as UnsafeRow pads its variable-length values. */
   def padded(length: Int): Int = (length + 7) & ~7
 
@@ -145,7 +152,10 @@ private[sparkkinesis] object BlockLayout {
   private def putLong(bytes: Array[Byte], at: Int, value: Long): Unit =
     Platform.putLong(bytes, Platform.BYTE_ARRAY_OFFSET + at.toLong, value)
 
-  /** UTF-8 bytes of strings met in turn, made again only when the string is another object than the last. */
+  /**
+   * UTF-8 bytes of strings met in turn, made again only when the string is another object than the last;
+   * null for null.
+   */
   private final class Utf8Run {
     private var last: String = _
     private var lastBytes: Array[Byte] = _
@@ -153,7 +163,7 @@ private[sparkkinesis] object BlockLayout {
     def bytesOf(s: String): Array[Byte] = {
       if (!(s eq last)) {
         last = s
-        lastBytes = s.getBytes(UTF_8)
+        lastBytes = if (s == null) null else s.getBytes(UTF_8)
       }
       lastBytes
     }

@@ -130,5 +130,5 @@ private[reading] object PolledReads {
 
   /** At most what `records` count towards an answer's size: their data, and their keys at 3 UTF-8 bytes a char. */
   private def answerBytesAtMost(records: Seq[KinesisRecord], dataBytes: Long): Long =
-    dataBytes + 3L * records.iterator.map(_.partitionKey.length.toLong).sum
+    dataBytes + 3L * records.iterator.map(r => if (r.partitionKey == null) 0L else r.partitionKey.length.toLong).sum
 }

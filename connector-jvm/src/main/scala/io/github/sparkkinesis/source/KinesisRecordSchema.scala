@@ -40,7 +40,8 @@ private[sparkkinesis] object KinesisRecordSchema {
         val record = r.current
         writer.reset()
         writer.zeroOutNullBytes()
-        writer.write(0, UTF8String.fromString(record.partitionKey))
+        if (record.partitionKey == null) writer.setNullAt(0)
+        else writer.write(0, UTF8String.fromString(record.partitionKey))
         writer.write(1, record.data)
         writer.write(2, stream)
         writer.write(3, shardId)

@@ -58,6 +58,23 @@ class RealTimeReaderSuite extends AnyFunSuite {
     assert(offset == RealTimeShardOffset(ShardKey("s", shard), ShardPosition.After(seqs.last), Some(0L)))
   }
 
+  test("a record without a partition key is handed on with a null key, the records after it too") {
+    val clock = new ManualClock()
+    val api = new FakeKinesisApi(clock)
+    val Seq(shard) = api.createStream("s", 1)
+    api.put("s", shard, "keyless", partitionKey = null)
+    api.put("s", shard, "keyed", partitionKey = "k")
+    val r = reader(api, clock, shard, ShardPosition.TrimHorizon)
+    val deadline = clock.nowMillis() + 1000
+    val keys = Iterator
+      .continually(r.nextBefore(deadline))
+      .takeWhile(_.hasRecord)
+      .map(_ => (Option(r.get().getUTF8String(0)).map(_.toString), new String(r.get().getBinary(1), UTF_8)))
+      .toVector
+    r.close()
+    assert(keys == Vector((None, "keyless"), (Some("k"), "keyed")))
+  }
+
   test("a batch that reads nothing reports where it started; the next goes on after the last record") {
     val clock = new ManualClock()
     val api = new FakeKinesisApi(clock)

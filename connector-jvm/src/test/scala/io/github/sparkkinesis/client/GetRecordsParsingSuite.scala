@@ -121,7 +121,7 @@ class GetRecordsParsingSuite extends AnyFunSuite with BeforeAndAfterAll {
     }
   }
 
-  test("records of every size, keys of any text and arrival times read from CBOR as the SDK reads them") {
+  test("records of every size up to 10 MiB, keys of any text and arrival times read from CBOR as the SDK does") {
     for (definiteLengths <- Seq(false, true)) {
       val body = Cbor.answer(Kinds, next = Some("next-iterator"), behind = 1234L, definiteLengths)
       answering(Cbor.contentType, body)
@@ -164,6 +164,9 @@ class GetRecordsParsingSuite extends AnyFunSuite with BeforeAndAfterAll {
     val corrupt = intercept[KinesisApiException](connectorRead())
     assert(corrupt.getMessage.contains("CRC32"), corrupt.getMessage)
     intercept[Exception](sdkRead(plainCbor))
+    answering(Cbor.contentType, body, Map("x-amz-crc32" -> "not a number"))
+    val unreadable = intercept[KinesisApiException](connectorRead())
+    assert(unreadable.getMessage.contains("CRC32"), unreadable.getMessage)
   }
 
   test("a body that is not a GetRecords answer fails the call, as the SDK's reading would, and returns nothing") {
@@ -180,18 +183,30 @@ class GetRecordsParsingSuite extends AnyFunSuite with BeforeAndAfterAll {
 
 private object GetRecordsParsingSuite {
 
-  /** A record as written: `sequence` increasing; an unknown field and EncryptionType beside the read ones. */
+  /**
+   * A record as written, without a PartitionKey field if `key` is null; an unknown field and EncryptionType
+   * beside the read ones.
+   */
   final case class Written(key: String, data: Array[Byte], sequence: String, arrivalMillis: Long)
 
-  /** 0 bytes, 1 byte, a chunk-sized record, 1 MiB, keys of multibyte text and of 256 characters. */
+  /**
+   * No partition key (a stream whose records Kinesis distributes itself), 0 bytes, 1 byte, 64 KiB, 1 MiB and
+   * 10 MiB (the largest Kinesis takes), keys of multibyte text and of 256 characters.
+   */
   val Kinds: Seq[Written] = {
     val random = new scala.util.Random(42)
     def bytes(n: Int) = { val b = new Array[Byte](n); random.nextBytes(b); b }
     Seq(
+      Written(null, bytes(3), "49590338271490256608559692538361571095921575989136588897", 1700000000122L),
       Written("k", Array.emptyByteArray, "49590338271490256608559692538361571095921575989136588898", 1700000000123L),
       Written("ключ-キー-🔑", bytes(1), "49590338271490256608559692538361571095921575989136588899", 1700000000124L),
       Written("x" * 256, bytes(65536), "49590338271490256608559692538361571095921575989136588900", 1700000001000L),
-      Written("big", bytes(1024 * 1024), "49590338271490256608559692538361571095921575989136588901", 1700000001999L)
+      Written("big", bytes(1024 * 1024), "49590338271490256608559692538361571095921575989136588901", 1700000001999L),
+      Written(
+        "huge",
+        bytes(10 * 1024 * 1024),
+        "49590338271490256608559692538361571095921575989136588902",
+        1700000002000L)
     )
   }
 
@@ -216,13 +231,13 @@ private object GetRecordsParsingSuite {
       g.writeFieldName("Records")
       if (definiteLengths) g.writeStartArray(null, records.size) else g.writeStartArray()
       records.foreach { r =>
-        startObject(if (withSequence) 6 else 5)
+        startObject(4 + (if (withSequence) 1 else 0) + (if (r.key != null) 1 else 0))
         if (withSequence) g.writeStringField("SequenceNumber", r.sequence)
         g.writeFieldName("ApproximateArrivalTimestamp")
         timestamp(g, r.arrivalMillis)
         g.writeFieldName("Data")
         data(g, r.data)
-        g.writeStringField("PartitionKey", r.key)
+        if (r.key != null) g.writeStringField("PartitionKey", r.key)
         g.writeStringField("EncryptionType", "NONE")
         g.writeFieldName("SomeFieldKinesisMayAdd")
         g.writeStartObject()

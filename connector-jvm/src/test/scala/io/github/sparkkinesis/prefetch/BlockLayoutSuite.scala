@@ -44,7 +44,7 @@ class BlockLayoutSuite extends AnyFunSuite {
     val writer = new UnsafeRowWriter(KinesisRecordSchema.schema.length)
     writer.reset()
     writer.zeroOutNullBytes()
-    writer.write(0, UTF8String.fromString(r.partitionKey))
+    if (r.partitionKey == null) writer.setNullAt(0) else writer.write(0, UTF8String.fromString(r.partitionKey))
     writer.write(1, r.data)
     writer.write(2, UTF8String.fromString(shard.stream))
     writer.write(3, UTF8String.fromString(shard.shardId))
@@ -75,6 +75,19 @@ class BlockLayoutSuite extends AnyFunSuite {
     same(read(chunks), records)
     // The 10 MiB record is a chunk of its own, larger than ChunkBytes.
     assert(chunks.exists(_.length > 10 * MiB))
+  }
+
+  test("a record without a partition key (Kinesis distributing the records itself) has a null key in its row") {
+    val records = (0 until 6).map(i => if (i % 2 == 0) record(i, 5).copy(partitionKey = null) else record(i, 5))
+    val chunks = BlockLayout.write(shard, records)
+    same(read(chunks), records)
+    val cursor = cursorOver(chunks.map(ByteBuffer.wrap))
+    records.foreach { r =>
+      assert(cursor.next())
+      assert(cursor.row == sparkRow(r), "byte for byte the row Spark's writer makes, null bit and all")
+      assert(cursor.row.isNullAt(0) == (r.partitionKey == null))
+      assert(cursor.row.getBinary(1).sameElements(r.data))
+    }
   }
 
   test("KPL user records keep their index in the aggregate; a clip inside the aggregate is honoured") {
