@@ -2,7 +2,6 @@
 package io.github.sparkkinesis.client
 
 import java.io.InputStream
-import java.math.BigDecimal
 
 import software.amazon.awssdk.thirdparty.jackson.core.{
   Base64Variant,
@@ -100,9 +99,13 @@ private[client] object GetRecordsWire {
     KinesisRecord(key, data, sequence, arrival)
   }
 
-  private def millisOfSeconds(parser: JsonParser): Long =
-    if (parser.currentToken() == JsonToken.VALUE_NUMBER_INT) parser.getLongValue * 1000
-    else new BigDecimal(parser.getText).movePointRight(3).longValue
+  /** JSON's epoch seconds, with a fraction or not, as milliseconds. */
+  private def millisOfSeconds(parser: JsonParser): Long = {
+    val token = parser.currentToken()
+    if (token != JsonToken.VALUE_NUMBER_INT)
+      expect(parser, token, JsonToken.VALUE_NUMBER_FLOAT, "a record's arrival time")
+    parser.getDecimalValue.movePointRight(3).longValue
+  }
 
   private def text(parser: JsonParser, token: JsonToken, field: String): String = {
     expect(parser, token, JsonToken.VALUE_STRING, field)

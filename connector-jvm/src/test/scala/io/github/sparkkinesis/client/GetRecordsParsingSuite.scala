@@ -261,6 +261,17 @@ private object GetRecordsParsingSuite {
   }
 
   object Cbor extends Wire("application/x-amz-cbor-1.1", new CBORFactory()) {
+
+    /** A JSON document as the same structure in CBOR. */
+    def of(json: String): Array[Byte] = {
+      val parser = new JsonFactory().createParser(json)
+      val out = new ByteArrayOutputStream()
+      val g = new CBORFactory().createGenerator(out)
+      while (parser.nextToken() != null) g.copyCurrentEvent(parser)
+      g.close()
+      out.toByteArray
+    }
+
     protected def data(g: JsonGenerator, bytes: Array[Byte]): Unit = g.writeBinary(bytes)
     protected def timestamp(g: JsonGenerator, millis: Long): Unit = g.writeNumber(millis)
   }
