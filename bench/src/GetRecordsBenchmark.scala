@@ -2,12 +2,12 @@
 package io.github.sparkkinesis.bench
 
 import java.lang.management.ManagementFactory
-import java.net.{InetSocketAddress, URI}
+import java.net.URI
 
-import com.sun.net.httpserver.HttpServer
 import io.github.sparkkinesis.aws.{AwsConfig, AwsCredentialsConfig, Secret}
 import io.github.sparkkinesis.bench.synthetic.Wire
 import io.github.sparkkinesis.client.{ClientUse, KinesisClientFactory, KinesisRecord}
+import io.github.sparkkinesis.testing.AwsStub
 import software.amazon.awssdk.auth.credentials.{AwsBasicCredentials, StaticCredentialsProvider}
 import software.amazon.awssdk.http.apache5.Apache5HttpClient
 import software.amazon.awssdk.regions.Region
@@ -56,20 +56,8 @@ object GetRecordsBenchmark {
 
   def run(cases: Seq[Case], rounds: Int, warmUpSeconds: Double, roundSeconds: Double): Seq[Result] = {
     @volatile var body: Array[Byte] = Array.emptyByteArray
-    val server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0)
-    server.createContext(
-      "/",
-      exchange =>
-        try {
-          exchange.getRequestBody.readAllBytes()
-          val answer = body
-          exchange.getResponseHeaders.set("Content-Type", Wire.Cbor.contentType)
-          exchange.sendResponseHeaders(200, answer.length.toLong)
-          exchange.getResponseBody.write(answer)
-        } finally exchange.close()
-    )
-    server.start()
-    val endpoint = s"http://127.0.0.1:${server.getAddress.getPort}"
+    val server = new AwsStub(_ => AwsStub.Answer(200, body, Map("Content-Type" -> Wire.Cbor.contentType)))
+    val endpoint = server.endpoint
     val sdk = KinesisClient
       .builder()
       .httpClient(Apache5HttpClient.builder().build())
@@ -103,7 +91,7 @@ object GetRecordsBenchmark {
     finally {
       connector.close()
       sdk.close()
-      server.stop(0)
+      server.close()
     }
   }
 

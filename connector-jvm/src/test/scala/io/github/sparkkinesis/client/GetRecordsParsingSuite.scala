@@ -2,15 +2,15 @@
 package io.github.sparkkinesis.client
 
 import java.io.ByteArrayOutputStream
-import java.net.{InetSocketAddress, URI}
+import java.net.URI
 import java.util.concurrent.atomic.AtomicReference
 import java.util.zip.CRC32
 import java.util.Base64
 
 import scala.jdk.CollectionConverters._
 
-import com.sun.net.httpserver.HttpServer
 import io.github.sparkkinesis.aws.{AwsConfig, AwsCredentialsConfig, Secret}
+import io.github.sparkkinesis.testing.AwsStub
 import org.scalatest.funsuite.AnyFunSuite
 import org.scalatest.BeforeAndAfterAll
 import software.amazon.awssdk.auth.credentials.{AwsBasicCredentials, StaticCredentialsProvider}
@@ -30,27 +30,11 @@ import software.amazon.awssdk.thirdparty.jackson.dataformat.cbor.CBORFactory
 class GetRecordsParsingSuite extends AnyFunSuite with BeforeAndAfterAll {
   import GetRecordsParsingSuite._
 
-  /** The answer every request gets: content type, body, extra headers. */
-  private val answer = new AtomicReference[(String, Array[Byte], Map[String, String])]()
+  /** The answer every request gets. */
+  private val answer = new AtomicReference[AwsStub.Answer]()
 
-  private lazy val server = {
-    val s = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0)
-    s.createContext(
-      "/",
-      exchange =>
-        try {
-          exchange.getRequestBody.readAllBytes()
-          val (contentType, body, headers) = answer.get
-          exchange.getResponseHeaders.set("Content-Type", contentType)
-          headers.foreach { case (k, v) => exchange.getResponseHeaders.set(k, v) }
-          exchange.sendResponseHeaders(200, body.length.toLong)
-          exchange.getResponseBody.write(body)
-        } finally exchange.close()
-    )
-    s.start()
-    s
-  }
-  private def endpoint = s"http://127.0.0.1:${server.getAddress.getPort}"
+  private lazy val server = new AwsStub(_ => answer.get)
+  private def endpoint = server.endpoint
 
   private lazy val connector = KinesisClientFactory.create(
     AwsConfig("us-east-1", Some(endpoint), AwsCredentialsConfig.StaticKeys("test", new Secret("test"), None)),
@@ -79,11 +63,11 @@ class GetRecordsParsingSuite extends AnyFunSuite with BeforeAndAfterAll {
       connector.close()
       plainCbor.close()
       plainJson.close()
-      server.stop(0)
+      server.close()
     } finally super.afterAll()
 
   private def answering(contentType: String, body: Array[Byte], headers: Map[String, String] = Map.empty): Unit =
-    answer.set((contentType, body, headers))
+    answer.set(AwsStub.Answer(200, body, headers + ("Content-Type" -> contentType)))
 
   private def request = GetRecordsRequest.builder().shardIterator("iterator").limit(10000).build()
 

@@ -2,12 +2,11 @@
 package io.github.sparkkinesis.client
 
 import java.io.ByteArrayOutputStream
-import java.net.InetSocketAddress
 import java.nio.charset.StandardCharsets.UTF_8
 import java.util.concurrent.ConcurrentLinkedQueue
 
-import com.sun.net.httpserver.HttpServer
 import io.github.sparkkinesis.aws.{AwsConfig, AwsCredentialsConfig, Secret}
+import io.github.sparkkinesis.testing.AwsStub
 import org.scalatest.funsuite.AnyFunSuite
 import org.scalatest.BeforeAndAfterAll
 import software.amazon.awssdk.thirdparty.jackson.dataformat.cbor.{CBORFactory, CBORGenerator}
@@ -24,38 +23,25 @@ class RateLimitCountingSuite extends AnyFunSuite with BeforeAndAfterAll {
   private val planned = new ConcurrentLinkedQueue[Answer]()
   private val requests = new java.util.concurrent.atomic.AtomicInteger()
 
-  private lazy val server = {
-    val s = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0)
-    s.createContext(
-      "/",
-      exchange =>
-        try {
-          exchange.getRequestBody.readAllBytes()
-          requests.incrementAndGet()
-          val answer = Option(planned.poll()).getOrElse(Records)
-          exchange.getResponseHeaders.set("Content-Type", "application/x-amz-cbor-1.1")
-          answer.header.foreach(exchange.getResponseHeaders.set("x-amzn-ErrorType", _))
-          exchange.sendResponseHeaders(answer.status, answer.body.length.toLong)
-          exchange.getResponseBody.write(answer.body)
-        } finally exchange.close()
-    )
-    s.start()
-    s
-  }
+  private lazy val server = new AwsStub({ _ =>
+    requests.incrementAndGet()
+    val answer = Option(planned.poll()).getOrElse(Records)
+    AwsStub.Answer(
+      answer.status,
+      answer.body,
+      Map("Content-Type" -> "application/x-amz-cbor-1.1") ++ answer.header.map("x-amzn-ErrorType" -> _))
+  })
 
   /** One client, as an executor's tasks share it. */
   private lazy val shared = KinesisClientFactory.create(
-    AwsConfig(
-      "us-east-1",
-      Some(s"http://127.0.0.1:${server.getAddress.getPort}"),
-      AwsCredentialsConfig.StaticKeys("test", new Secret("test"), None)),
+    AwsConfig("us-east-1", Some(server.endpoint), AwsCredentialsConfig.StaticKeys("test", new Secret("test"), None)),
     ClientUse.Reading
   )
 
   override protected def afterAll(): Unit =
     try {
       shared.close()
-      server.stop(0)
+      server.close()
     } finally super.afterAll()
 
   private def answering(answers: Answer*): Unit = {

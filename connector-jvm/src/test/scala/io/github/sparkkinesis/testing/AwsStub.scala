@@ -11,8 +11,8 @@ import com.sun.net.httpserver.HttpServer
 
 /**
  * An AWS endpoint on loopback that gives every request the answer `answer` says, for tests of what the
- * connector makes of AWS' answers without AWS: STS refusing AssumeRole, Kinesis refusing credentials, a
- * container credentials endpoint. Records each request (method, path, headers, body). Stop it with
+ * connector makes of AWS' answers without AWS: STS refusing AssumeRole, Kinesis refusing credentials or
+ * throttling, GetRecords answers as Kinesis writes them, a container credentials endpoint. Records each request (method, path, headers, body). Stop it with
  * [[close]]. Thread-safe.
  */
 final class AwsStub(answer: AwsStub.Request => AwsStub.Answer) extends AutoCloseable {
@@ -32,7 +32,7 @@ final class AwsStub(answer: AwsStub.Request => AwsStub.Answer) extends AutoClose
         received.add(request)
         val a = answer(request)
         a.headers.foreach { case (k, v) => exchange.getResponseHeaders.set(k, v) }
-        val body = a.body.getBytes(UTF_8)
+        val body = a.content
         exchange.sendResponseHeaders(a.status, if (body.isEmpty) -1L else body.length.toLong)
         if (body.nonEmpty) exchange.getResponseBody.write(body)
       } finally exchange.close()
@@ -50,7 +50,15 @@ object AwsStub {
 
   final case class Request(method: String, path: String, headers: Map[String, String], body: String)
 
-  final case class Answer(status: Int, body: String, headers: Map[String, String] = Map.empty)
+  /** An answer: its status, its body's bytes, its headers. */
+  final case class Answer(status: Int, content: Array[Byte], headers: Map[String, String])
+
+  object Answer {
+
+    /** An answer whose body is text, in UTF-8. */
+    def apply(status: Int, body: String, headers: Map[String, String] = Map.empty): Answer =
+      Answer(status, body.getBytes(UTF_8), headers)
+  }
 
   /** STS's refusal, as its query protocol words it. */
   def stsError(status: Int, code: String, message: String): Answer =
