@@ -27,6 +27,8 @@ import software.amazon.awssdk.services.kinesis.{KinesisAsyncClient, KinesisClien
  *  - the data plane: DescribeStreamSummary, ListShards, GetShardIterator, GetRecords, PutRecords, PutRecord;
  *    with a stream's `limits`, as Kinesis does when a shard's limits are exceeded ([[ShardLimits]]), and when
  *    ListShards or DescribeStreamSummary are called more often than Kinesis allows ([[CallRate]]);
+ *  - a stream's largest record: DescribeStreamSummary's `MaxRecordSizeInKiB`, UpdateMaxRecordSize, and puts
+ *    of a larger record refused (PutRecords whole, as a request that fails validation);
  *  - resharding: SplitShard, MergeShards and UpdateShardCount, also as [[split]] and [[merge]] (and the
  *    stream's `updateShardCount`): the parents close (ListShards
  *    gives their ending sequence numbers, GetRecords at a closed shard's end no next iterator but its
@@ -232,6 +234,7 @@ final class SyntheticKinesis private (pool: ExecutorService, consumerDelayMs: Lo
     case "SplitShard" => splitShard(request)
     case "MergeShards" => mergeShards(request)
     case "UpdateShardCount" => updateShardCount(request)
+    case "UpdateMaxRecordSize" => updateMaxRecordSize(request)
     case "RegisterStreamConsumer" => consumerCalls.register(request)
     case "DescribeStreamConsumer" => consumerCalls.describe(request)
     case "ListStreamConsumers" => consumerCalls.list(request)
@@ -265,6 +268,8 @@ final class SyntheticKinesis private (pool: ExecutorService, consumerDelayMs: Lo
       field(g, "EncryptionType", "NONE")
       g.writeNumberField("OpenShardCount", stream.openShards.size)
       g.writeNumberField("ConsumerCount", stream.consumers.list(System.currentTimeMillis()).size)
+      g.writeNumberField("MaxRecordSizeInKiB", stream.maxRecordKiB)
+      field(g, "RecordDistributionStrategy", if (stream.spec.keyless) "AUTO" else "USER_PARTITION_KEY")
       g.writeEndObject()
     })
   }
@@ -347,6 +352,7 @@ final class SyntheticKinesis private (pool: ExecutorService, consumerDelayMs: Lo
       case _ => throw Refusal("InvalidArgumentException", "PutRecords needs Records")
     }
     val now = System.currentTimeMillis()
+    entries.foreach(entry => checkSize(stream, entry)) // as a request's validation: refused whole
     val results = entries.map(entry => put(stream, entry, now))
     val throttled = results.count(_.isLeft)
     if (throttled > 0) count("PutRecords records throttled", throttled.toLong)
@@ -371,8 +377,10 @@ final class SyntheticKinesis private (pool: ExecutorService, consumerDelayMs: Lo
     })
   }
 
-  private def putRecord(request: Map[String, Any])(implicit wire: Wire): Answer =
-    put(streamOf(request), request, System.currentTimeMillis()) match {
+  private def putRecord(request: Map[String, Any])(implicit wire: Wire): Answer = {
+    val stream = streamOf(request)
+    checkSize(stream, request)
+    put(stream, request, System.currentTimeMillis()) match {
       case Right((shardId, sequenceNumber)) =>
         ok(wire.write() { g =>
           field(g, "ShardId", shardId)
@@ -381,14 +389,28 @@ final class SyntheticKinesis private (pool: ExecutorService, consumerDelayMs: Lo
         })
       case Left(refusal) => throw refusal
     }
+  }
+
+  /** Refuses a record larger than the stream takes now, naming both sizes. */
+  private def checkSize(stream: SyntheticStream, entry: Map[String, Any]): Unit = {
+    val size = dataOf(entry).length.toLong + text(entry, "PartitionKey").getBytes(UTF_8).length
+    val limit = stream.maxRecordKiB * 1024L
+    if (size > limit)
+      throw Refusal(
+        "ValidationException",
+        s"Record size $size bytes exceeds the maximum record size of stream ${stream.spec.name}: " +
+          s"${stream.maxRecordKiB} KiB")
+  }
+
+  private def dataOf(entry: Map[String, Any]): Array[Byte] = entry.get("Data") match {
+    case Some(bytes: Array[Byte]) => bytes
+    case Some(base64: String) => java.util.Base64.getDecoder.decode(base64) // JSON's blobs
+    case _ => throw Refusal("InvalidArgumentException", "a record needs Data")
+  }
 
   /** One record written: its shard and sequence number, or why Kinesis turned it down. */
   private def put(stream: SyntheticStream, entry: Map[String, Any], nowMs: Long): Either[Refusal, (String, String)] = {
-    val data = entry.get("Data") match {
-      case Some(bytes: Array[Byte]) => bytes
-      case Some(base64: String) => java.util.Base64.getDecoder.decode(base64) // JSON's blobs
-      case _ => throw Refusal("InvalidArgumentException", "a record needs Data")
-    }
+    val data = dataOf(entry)
     val partitionKey = text(entry, "PartitionKey")
     val hashKey = entry.get("ExplicitHashKey") match {
       case Some(key: String) => BigInt(key)
@@ -439,6 +461,15 @@ final class SyntheticKinesis private (pool: ExecutorService, consumerDelayMs: Lo
       g.writeNumberField("CurrentShardCount", current)
       g.writeNumberField("TargetShardCount", target)
     })
+  }
+
+  private def updateMaxRecordSize(request: Map[String, Any])(implicit wire: Wire): Answer = {
+    val stream = streamOf(request)
+    stream.maxRecordKiB = request.get("MaxRecordSizeInKiB") match {
+      case Some(n: Long) if StreamSpec.MaxRecordKiB.contains(n) => n.toInt
+      case other => throw Refusal("ValidationException", s"MaxRecordSizeInKiB $other: from 1024 to 10240")
+    }
+    ok(wire.write()(_ => ()))
   }
 
   // ---- helpers ----

@@ -18,7 +18,10 @@ import io.github.sparkkinesis.kpl.{AggregatedRecords, UserRecord}
  *                         the stream's making on, as if written; such a stream takes no writes and is not
  *                         resharded
  * @param keyless          generated records come without a partition key, as a stream whose records Kinesis
- *                         distributes itself (RecordDistributionStrategy AUTO) may return them
+ *                         distributes itself (RecordDistributionStrategy AUTO) may return them; such a stream
+ *                         says AUTO when described
+ * @param maxRecordKiB     the largest record (data and partition key) it takes at first, in KiB, as
+ *                         `MaxRecordSizeInKiB` (1,024 to 10,240; UpdateMaxRecordSize changes it)
  */
 private[sparkkinesis] final case class StreamSpec(
     name: String,
@@ -28,10 +31,18 @@ private[sparkkinesis] final case class StreamSpec(
     aggregated: Int = 1,
     limits: Boolean = false,
     arrivalsPerSecond: Double = 0,
-    keyless: Boolean = false) {
+    keyless: Boolean = false,
+    maxRecordKiB: Int = 1024) {
   require(shards >= 1 && shards <= 9999999, "1 to 9,999,999 shards")
   require(arrivalsPerSecond >= 0, "arrivalsPerSecond is a rate of records a second a shard, 0 for none")
   require(aggregated >= 1, "aggregated is the number of user records in each Kinesis record, at least 1")
+  require(StreamSpec.MaxRecordKiB.contains(maxRecordKiB), s"maxRecordKiB is from 1,024 to 10,240, not $maxRecordKiB")
+}
+
+private[sparkkinesis] object StreamSpec {
+
+  /** What `MaxRecordSizeInKiB` may be, as Kinesis allows. */
+  val MaxRecordKiB: Range = 1024 to 10240
 }
 
 /**
@@ -52,6 +63,9 @@ private[bench] final class SyntheticStream(val spec: StreamSpec, val createdAtMs
       AggregatedRecords.encode(
         (0 until spec.aggregated).map(i => UserRecord(s"user-key-$i", None, payload(spec.recordBytes))))
   val generatedKey: String = if (spec.keyless) null else "generated"
+
+  /** The largest record it takes now, in KiB (`MaxRecordSizeInKiB`). */
+  @volatile var maxRecordKiB: Int = spec.maxRecordKiB
 
   /** The stream's consumers, registered through the API or by a benchmark. */
   val consumers = new SyntheticConsumers(this)

@@ -5,8 +5,8 @@ import io.github.sparkkinesis.client.{ApiFailures, KinesisApi, ShardInfo}
 import io.github.sparkkinesis.config.{EndPosition, InitialPosition, KinesisBatchReadConfig, KinesisOptions}
 import io.github.sparkkinesis.errors.KinesisErrors
 import io.github.sparkkinesis.offsets.{ShardKey, ShardPosition, StreamIdentity}
-import io.github.sparkkinesis.reading.{ReadEnd, ShardRange}
-import io.github.sparkkinesis.shards.{SequenceNumberStarts, ShardLineage, StreamIdentities}
+import io.github.sparkkinesis.reading.{ArrivalCutoff, ReadEnd, ShardRange}
+import io.github.sparkkinesis.shards.{RecordLimits, SequenceNumberStarts, ShardLineage, StreamIdentities}
 import io.github.sparkkinesis.util.Clock
 import org.slf4j.LoggerFactory
 
@@ -56,9 +56,14 @@ private[sparkkinesis] object BatchPlanner {
           case EndPosition.AtTimestamp(ms) => math.min(ms, plannedAt)
           case _ => plannedAt
         }
+        val cutoff = ArrivalCutoff(
+          until,
+          ApiFailures.userFacing("DescribeStreamSummary", config.streams.mkString(","), api) {
+            RecordLimits.of(api, config.streams)
+          })
         starts.toSeq.collect {
           case (key, from) if from != ShardPosition.ShardEnd && !startsAfter(from, until) =>
-            ShardRange(key, from, ReadEnd.ArrivedBefore(until))
+            ShardRange(key, from, cutoff.endOf(key.stream))
         }
     }
     val (readable, gone) = ranges.partition(r => listed.contains(r.shard))

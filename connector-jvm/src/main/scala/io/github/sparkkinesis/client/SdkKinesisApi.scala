@@ -101,7 +101,9 @@ private[sparkkinesis] final class SdkKinesisApi private (
       summary.streamARN(),
       summary.streamStatusAsString(),
       Option(summary.streamCreationTimestamp()).map(_.toEpochMilli).getOrElse(0L),
-      Option(summary.openShardCount()).map(_.intValue).getOrElse(0)
+      Option(summary.openShardCount()).map(_.intValue).getOrElse(0),
+      maxRecordBytes = Option(summary.maxRecordSizeInKiB()).map(_.longValue * 1024),
+      keysIgnored = summary.recordDistributionStrategyAsString() == "AUTO"
     )
   }
 

@@ -111,11 +111,11 @@ private[sparkkinesis] object PrefetchTask {
     val startedAt = clock.nowMillis()
     val progress =
       new Progress(startedAt, startedAt + config.maxFetchDurationMs, spec.shards.size, spec.maxHeldBytes, cancelled)
-    val end = ReadEnd.arrivedBefore(spec.arrivedBefore)
     val shards = spec.shards.toIndexedSeq // looked up by index, thousands of times in a task of thousands
     val lanes = lanesOf(shards.indices, shards, threadsFor(shards, config))
     val quiet = quietPeriodMs(lanes, shards, reading.minFetchPeriodMs)
     val fetchers = shards.map { s =>
+      val end = spec.cutoff.fold[ReadEnd](ReadEnd.Open)(_.endOf(s.shard.stream))
       new ShardFetcher(api, s.copy(end = end), reading, clock, subscriptions, quiet)
     }
     val futures = lanes.map { lane =>

@@ -1,19 +1,20 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.github.sparkkinesis.prefetch
-import io.github.sparkkinesis.reading.ShardFetchSpec
+
+import io.github.sparkkinesis.reading.{ArrivalCutoff, ShardFetchSpec}
 
 /**
  * The work of one prefetch task: its shards, read `shardsPerTask` at a time on as many threads (see
  * [[PrefetchPlan]] for how many shards a task holds, and `reading.FetchLoop.lanes` for its threads).
  *
  * @param streamId      the block id namespace of the query's source
- * @param arrivedBefore under Trigger.AvailableNow the run's start (epoch ms), else Long.MaxValue
+ * @param cutoff        under Trigger.AvailableNow where the run's reads end
  * @param maxHeldBytes  the records the task holds before it hands them over (see [[PrefetchTask.MaxHeldBytes]])
  */
 private[sparkkinesis] final case class PrefetchTaskSpec(
     shards: Seq[ShardFetchSpec],
     streamId: Int,
-    arrivedBefore: Long,
+    cutoff: Option[ArrivalCutoff],
     maxHeldBytes: Long = PrefetchTask.MaxHeldBytes) {
 
   /**

@@ -8,7 +8,7 @@ import io.github.sparkkinesis.config.{ByteSizes, PrefetchConfig}
 import io.github.sparkkinesis.consumers.StreamConsumers
 import io.github.sparkkinesis.errors.{ErrorCondition, KinesisErrors, KinesisException}
 import io.github.sparkkinesis.health.KinesisHealth
-import io.github.sparkkinesis.reading.{FetchFailure, ShardFetchSpec}
+import io.github.sparkkinesis.reading.{ArrivalCutoff, FetchFailure, ShardFetchSpec}
 import io.github.sparkkinesis.util.{Clock, DaemonThreads}
 import io.github.sparkkinesis.util.Backoff
 import org.slf4j.LoggerFactory
@@ -28,7 +28,7 @@ import org.slf4j.LoggerFactory
  * shard ends.
  *
  * @param health  whether Kinesis answers the source's calls
- * @param arrivedBefore under Trigger.AvailableNow the run's start, else Long.MaxValue
+ * @param cutoff  under Trigger.AvailableNow where the run's reads end, else None
  * @param consumers     the query's enhanced fan-out consumers, under consumerMode efo
  */
 private[sparkkinesis] final class Prefetcher(
@@ -37,7 +37,7 @@ private[sparkkinesis] final class Prefetcher(
     store: BlockStore,
     config: PrefetchConfig,
     streamId: Int,
-    arrivedBefore: () => Long,
+    cutoff: () => Option[ArrivalCutoff],
     description: String,
     clock: Clock,
     health: KinesisHealth,
@@ -84,11 +84,11 @@ private[sparkkinesis] final class Prefetcher(
 
   /** Runs one job over `shards`, its tasks sharing the room `buffered` bytes leave in `fetchBufferSize`. */
   private def runJob(shards: Seq[ShardFetchSpec], buffered: Long): Unit = {
-    val cutoff = arrivedBefore()
+    val end = cutoff()
     try {
       val groups = PrefetchPlan.tasks(routed(shards), config.shardsPerTask, jobs.slots, config.maxPartitions)
       val held = PrefetchTask.heldBytesPerTask(config.fetchBufferBytes - buffered, groups.size)
-      val tasks = groups.map(PrefetchTaskSpec(_, streamId, cutoff, held))
+      val tasks = groups.map(PrefetchTaskSpec(_, streamId, end, held))
       val outcomes =
         try {
           inJob = true

@@ -90,7 +90,7 @@ private[reading] final class PolledReads(
         atTip = atTip,
         shardEnded = batch.nextIterator.isEmpty,
         asOf = startedAt,
-        whole = atTip && answerBytesAtMost(batch.records, bytes) <= UncutAnswerBytes
+        wholeUpTo = if (atTip) MaxAnswerBytes - answerBytesAtMost(batch.records, bytes) else ReadStep.NotWhole
       )
     } catch {
       case _: KinesisApiException.ExpiredIterator =>
@@ -123,10 +123,13 @@ private[reading] object PolledReads {
   val ThrottlePauseMs = 5000L
 
   /**
-   * An answer of at most this size was not cut short for its size: Kinesis cuts a GetRecords answer at
-   * 10 MiB, and a record (data and partition key) is at most 1 MiB, so the next record would have fitted.
+   * The most a GetRecords answer carries: Kinesis ends an answer before the record that would take it past
+   * this. An answer of `b` bytes at the tip was so not cut short if the shard's next record, whatever it is,
+   * would have fitted in what is left: if no record of the shard is larger than `MaxAnswerBytes - b`. In a
+   * stream of records of at most 1 MiB (Kinesis' default) any answer up to 9 MiB is whole; in one of 10 MiB
+   * records only an empty answer is.
    */
-  val UncutAnswerBytes: Long = 9L * 1024 * 1024
+  val MaxAnswerBytes: Long = 10L * 1024 * 1024
 
   /** At most what `records` count towards an answer's size: their data, and their keys at 3 UTF-8 bytes a char. */
   private def answerBytesAtMost(records: Seq[KinesisRecord], dataBytes: Long): Long =

@@ -135,7 +135,7 @@ private[sparkkinesis] final class ShardFetcher(
         atTip = read.atTip
         val kept = spec.end match {
           case ReadEnd.Open => read.records
-          case ReadEnd.ArrivedBefore(instant) => read.records.takeWhile(_.approximateArrivalMillis < instant)
+          case ReadEnd.ArrivedBefore(instant, _) => read.records.takeWhile(_.approximateArrivalMillis < instant)
           case ReadEnd.Through(last) =>
             read.records.takeWhile(r => SequenceNumbers.compare(r.sequenceNumber, last.sequenceNumber) <= 0)
         }
@@ -163,7 +163,8 @@ private[sparkkinesis] final class ShardFetcher(
           spec.end match {
             // An answer given at or after the end that holds everything up to the shard's tip: nothing older
             // is left, without another call to find nothing.
-            case ReadEnd.ArrivedBefore(instant) => if (read.whole && read.asOf >= instant) endReached = true
+            case ReadEnd.ArrivedBefore(instant, largest) =>
+              if (read.whole(largest) && read.asOf >= instant) endReached = true
             case _ => ()
           }
         }

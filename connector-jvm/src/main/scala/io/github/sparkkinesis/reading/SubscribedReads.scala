@@ -125,7 +125,13 @@ private[reading] final class SubscribedReads(
       requestedAt = clock.nowMillis() // taking this event asked for the next
       // An event holds what was pushed, not everything up to the tip: only an empty one at the tip is whole.
       val atTip = r.millisBehindLatest == 0
-      ReadStep.Read(r.records, r.millisBehindLatest, atTip, r.shardEnded, asOf, whole = atTip && r.records.isEmpty)
+      ReadStep.Read(
+        r.records,
+        r.millisBehindLatest,
+        atTip,
+        r.shardEnded,
+        asOf,
+        wholeUpTo = if (atTip && r.records.isEmpty) Long.MaxValue else ReadStep.NotWhole)
   }
 
   private def subscribe(resumeAt: IteratorStart): ReadStep = {

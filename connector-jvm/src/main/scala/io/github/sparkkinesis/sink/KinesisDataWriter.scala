@@ -83,7 +83,8 @@ private[sparkkinesis] final class KinesisDataWriter(
       else if (columns.dataIsString) row.getUTF8String(columns.data).getBytes
       else row.getBinary(columns.data)
     val hashKey = columns.explicitHashKey.flatMap(i => Option(string(row, i)))
-    RecordChecks.check(partitionKey, data, hashKey, config.nullData, described) match {
+    def limit(size: Long) = StreamRecordLimits.forRecord(api, stream, size, clock)
+    RecordChecks.check(stream, partitionKey, data, hashKey, config.nullData, described, limit) match {
       case None => skipped += 1
       case Some(record) => aggregator.fold(sender.add(stream, record, 1, rows))(_.add(stream, record, rows))
     }

@@ -1,28 +1,36 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.github.sparkkinesis.sink
 
-import io.github.sparkkinesis.client.{PutRecord, ShardInfo}
+import io.github.sparkkinesis.client.{PutRecord, ShardInfo, StreamSummary}
 import io.github.sparkkinesis.config.{KinesisNames, NullDataPolicy}
 import io.github.sparkkinesis.errors.KinesisErrors
 
 /**
  * The checks a record passes before anything of it is sent, each failing with what is wrong and with which
  * column, so that a bad row never leaves a request half written. Kinesis' limits: a partition key of 1 to
- * 256 UTF-16 code units, at most 1 MiB of data and partition key together, and an explicit hash key that is a
- * decimal number in [0, 2^128). Stateless.
+ * 256 UTF-16 code units, data and partition key together at most the stream's maximum record size (1 MiB
+ * unless raised, up to 10 MiB: see [[StreamRecordLimits]]), and an explicit hash key that is a decimal number
+ * in [0, 2^128). Stateless.
  */
 private[sparkkinesis] object RecordChecks {
 
   val MaxPartitionKeyChars = 256
-  val MaxRecordBytes: Long = 1024L * 1024
 
-  /** A record to send, or None for a row skipped because its data is null and the sink skips those. */
+  /**
+   * A record to send, or None for a row skipped because its data is null and the sink skips those.
+   *
+   * @param recordLimit for a record of the given size, the largest record `stream` takes, and whether
+   *                    Kinesis said so (else it is the most Kinesis allows any stream); asked only of a record
+   *                    larger than 1 MiB
+   */
   def check(
+      stream: String,
       partitionKey: String,
       data: Array[Byte],
       explicitHashKey: Option[String],
       nullData: NullDataPolicy,
-      row: => String): Option[PutRecord] = {
+      row: => String,
+      recordLimit: Long => (Long, Boolean)): Option[PutRecord] = {
     if (partitionKey == null || partitionKey.isEmpty)
       throw badRecord(s"its partitionKey is ${if (partitionKey == null) "null" else "empty"}", row)
     if (partitionKey.length > MaxPartitionKeyChars)
@@ -46,10 +54,18 @@ private[sparkkinesis] object RecordChecks {
     else {
       val record = PutRecord(partitionKey, data, explicitHashKey)
       val size = RecordSender.sizeOf(record)
-      if (size > MaxRecordBytes)
-        throw badRecord(
-          s"its data and partitionKey take $size bytes; Kinesis takes at most $MaxRecordBytes (1 MiB) per record",
-          row)
+      if (size > StreamSummary.DefaultMaxRecordBytes) {
+        val (limit, described) = recordLimit(size)
+        if (size > limit) {
+          val whose =
+            if (!described) s"Kinesis takes at most $limit bytes (10 MiB) per record"
+            else if (limit < StreamSummary.LargestMaxRecordBytes)
+              s"stream '$stream' takes at most $limit bytes per record (its MaxRecordSizeInKiB is ${limit / 1024}); " +
+                "raise it (UpdateMaxRecordSize, up to 10240), or write smaller records"
+            else s"stream '$stream' takes at most $limit bytes (10 MiB) per record, the most Kinesis allows"
+          throw badRecord(s"its data and partitionKey take $size bytes; $whose", row)
+        }
+      }
       Some(record)
     }
   }

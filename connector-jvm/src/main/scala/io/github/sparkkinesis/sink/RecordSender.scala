@@ -14,7 +14,8 @@ import io.github.sparkkinesis.util.Clock
 
 /**
  * Sends one writing task's records to Kinesis with PutRecords: packed per stream into requests of at most
- * 500 records and 5 MiB, at most `maxInFlight` requests under way. What may succeed when sent again is
+ * 500 records and 5 MiB (a larger record goes in a request of its own: Kinesis takes requests of up to
+ * 10 MiB, as large as its largest record), at most `maxInFlight` requests under way. What may succeed when sent again is
  * sent again after a jittered, growing pause until `retryDeadlineMs` has passed since the request was first
  * sent: records Kinesis turns down (throttled, or an internal failure) and requests it throttles; then the
  * task fails with how many records were not written and why. While requests fail as a whole because
@@ -156,7 +157,10 @@ private[sparkkinesis] final class RecordSender(
 
 private[sparkkinesis] object RecordSender {
 
-  /** PutRecords' limits per request. */
+  /**
+   * How many records, and how many bytes, the records packed in one PutRecords request may take: Kinesis'
+   * limits before it took records of up to 10 MiB (and requests as large), which every endpoint accepts.
+   */
   val MaxRecordsPerRequest = 500
   val MaxBytesPerRequest: Long = 5L * 1024 * 1024
 

@@ -8,6 +8,7 @@ import io.github.sparkkinesis.config.{KinesisSourceConfig, TriggerLimits}
 import io.github.sparkkinesis.errors.ErrorCondition
 import io.github.sparkkinesis.offsets.{KinesisSourceOffset, ShardKey, ShardPosition, StreamIdentity}
 import io.github.sparkkinesis.prefetch._
+import io.github.sparkkinesis.reading.ArrivalCutoff
 import io.github.sparkkinesis.shims.SparkShims
 import io.github.sparkkinesis.util.{Clock, DaemonThreads, SystemClock}
 import org.apache.spark.sql.connector.read.{InputPartition, PartitionReaderFactory}
@@ -60,7 +61,7 @@ private[sparkkinesis] final class KinesisMicroBatchStream(
       runtime.store,
       config.prefetch,
       streamId,
-      () => availableNowCutoff.getOrElse(Long.MaxValue),
+      () => availableNowCutoff,
       config.description,
       clock,
       streams.health,
@@ -71,7 +72,7 @@ private[sparkkinesis] final class KinesisMicroBatchStream(
   }
 
   /** Under Trigger.AvailableNow: the run's start. */
-  @volatile private var availableNowCutoff = Option.empty[Long]
+  @volatile private var availableNowCutoff = Option.empty[ArrivalCutoff]
 
   /** Whether this run's first offset has waited for the prefetcher's first answers. */
   private var firstAnswersAwaited = false
@@ -218,7 +219,7 @@ private[sparkkinesis] final class KinesisMicroBatchStream(
   /** Trigger.AvailableNow: records that arrived before this instant are read, in as many batches as needed. */
   override def prepareForTriggerAvailableNow(): Unit = {
     val cutoff = clock.nowMillis()
-    availableNowCutoff = Some(cutoff)
+    availableNowCutoff = Some(ArrivalCutoff(cutoff, streams.recordLimits()))
     log.info(s"$this reads, in this run, what arrived before ${java.time.Instant.ofEpochMilli(cutoff)}")
   }
 

@@ -14,7 +14,13 @@ import io.github.sparkkinesis.consumers.StreamConsumers
 import io.github.sparkkinesis.errors.{KinesisErrors, KinesisException}
 import io.github.sparkkinesis.health.KinesisHealth
 import io.github.sparkkinesis.offsets.{KinesisSourceOffset, ShardKey, ShardPosition, StreamIdentity}
-import io.github.sparkkinesis.shards.{SequenceNumberStarts, ShardDiscovery, ShardLineage, StreamIdentities}
+import io.github.sparkkinesis.shards.{
+  RecordLimits,
+  SequenceNumberStarts,
+  ShardDiscovery,
+  ShardLineage,
+  StreamIdentities
+}
 import io.github.sparkkinesis.util.{Backoff, Clock, DaemonThreads, SystemClock}
 import org.apache.hadoop.conf.Configuration
 import org.apache.spark.sql.SparkSession
@@ -84,6 +90,9 @@ private[sparkkinesis] final class QueryStreams(
 
   /** A task found the consumer of `stream` gone: the next [[consumerArns]] registers it again. */
   def consumerLost(stream: String): Unit = consumers.foreach(_.lost(stream))
+
+  /** By stream, the largest record it takes now, as Kinesis says (see `shards.RecordLimits`). */
+  def recordLimits(): Map[String, Long] = onDriver("DescribeStreamSummary")(RecordLimits.of(api, config.streams))
 
   /** Shards listed at the last batch planning, and how many of them are closed. */
   @volatile private var lastShardCounts = (0, 0)

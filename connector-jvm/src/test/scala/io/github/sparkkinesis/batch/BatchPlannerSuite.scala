@@ -30,6 +30,8 @@ class BatchPlannerSuite extends AnyFunSuite {
     }
   }
 
+  private val OneMiB = 1024L * 1024
+
   private def offset(positions: (ShardKey, ShardPosition)*): String = KinesisSourceOffset(positions.toMap).json
 
   test("by default every shard from its start to what had arrived when the read is planned") {
@@ -37,8 +39,8 @@ class BatchPlannerSuite extends AnyFunSuite {
     val written = f.ids.flatMap(id => (1 to 5).map(i => f.api.put("s", id, s"$id-$i")))
     val ranges = f.plan()
     val plannedAt = f.clock.nowMillis()
-    assert(
-      ranges == f.ids.map(id => ShardRange(f.key(id), ShardPosition.TrimHorizon, ReadEnd.ArrivedBefore(plannedAt))))
+    assert(ranges == f.ids.map(id =>
+      ShardRange(f.key(id), ShardPosition.TrimHorizon, ReadEnd.ArrivedBefore(plannedAt, OneMiB))))
     f.clock.advance(10)
     f.api.put("s", f.ids.head, "later")
     assert(f.read(ranges) == written, "what arrived after the planning is not read")
@@ -56,7 +58,15 @@ class BatchPlannerSuite extends AnyFunSuite {
     f.api.put("s", f.ids.head, "a")
     val Seq(range) = f.plan("endPosition" -> """{"at_timestamp": "2099-01-01T00:00:00Z"}""")
     val plannedAt = f.clock.nowMillis()
-    assert(range.end == ReadEnd.ArrivedBefore(plannedAt))
+    assert(range.end == ReadEnd.ArrivedBefore(plannedAt, OneMiB))
+  }
+
+  test("an end in time knows the largest record of the stream, or, when it cannot be described, takes 10 MiB") {
+    val f = new Fixture(shards = 1)
+    f.api.maxRecordBytes = Map("s" -> 5L * OneMiB)
+    assert(f.plan().map(_.end) == Seq(ReadEnd.ArrivedBefore(f.clock.nowMillis(), 5L * OneMiB)))
+    f.api.denyDescribe = true
+    assert(f.plan().map(_.end) == Seq(ReadEnd.ArrivedBefore(f.clock.nowMillis(), 10L * OneMiB)))
   }
 
   private def sequenceNumbers(at: Map[String, String], after: Map[String, String]): String = {

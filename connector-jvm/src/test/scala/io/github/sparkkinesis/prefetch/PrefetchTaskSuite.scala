@@ -28,7 +28,7 @@ class PrefetchTaskSuite extends AnyFunSuite {
       shards.map(id =>
         ShardFetchSpec(ShardKey("s", id), ShardPosition.TrimHorizon, FetchCursor(None, 0, recordsPerCall))),
       streamId = 7,
-      arrivedBefore = Long.MaxValue)
+      cutoff = None)
 
   test("a task hands its data over as soon as every shard is caught up, one block per shard") {
     val api = new FakeKinesisApi(new ManualClock())
@@ -85,7 +85,7 @@ class PrefetchTaskSuite extends AnyFunSuite {
         ShardFetchSpec(ShardKey("s", id), ShardPosition.TrimHorizon, FetchCursor(None, started + 10L * i, 10))
       },
       streamId = 7,
-      arrivedBefore = Long.MaxValue
+      cutoff = None
     )
     val outcomes =
       PrefetchTask.run(task, config.copy(shardsPerTask = 1), reading, api, new InMemoryBlockStore, clock, 1)
@@ -158,7 +158,7 @@ class PrefetchTaskSuite extends AnyFunSuite {
         ShardFetchSpec(ShardKey("gone", "shardId-0"), ShardPosition.TrimHorizon, FetchCursor(None, 0, 10))
       ),
       7,
-      Long.MaxValue
+      None
     )
     val shortTask = config.copy(maxFetchDurationMs = 500)
     val outcomes =
@@ -179,11 +179,11 @@ class PrefetchTaskSuite extends AnyFunSuite {
     val mixed = PrefetchTaskSpec(
       Seq(shard("a", Some("executor_h1_1")), shard("b", Some("executor_h2_2")), shard("c", Some("executor_h2_2"))),
       streamId = 1,
-      arrivedBefore = Long.MaxValue)
+      cutoff = None)
     assert(mixed.preferredLocations == Seq("executor_h2_2"))
-    val polled = PrefetchTaskSpec(Seq(shard("a", Some("executor_h1_1"), subscribed = false)), 1, Long.MaxValue)
+    val polled = PrefetchTaskSpec(Seq(shard("a", Some("executor_h1_1"), subscribed = false)), 1, None)
     assert(polled.preferredLocations.isEmpty, "polling runs anywhere")
-    assert(PrefetchTaskSpec(Seq(shard("a", None)), 1, Long.MaxValue).preferredLocations.isEmpty)
+    assert(PrefetchTaskSpec(Seq(shard("a", None)), 1, None).preferredLocations.isEmpty)
   }
 
   test("a task with more polled shards than shardsPerTask reads every one, shardsPerTask calls at most at once") {

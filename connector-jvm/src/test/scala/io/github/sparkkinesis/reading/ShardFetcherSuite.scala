@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.github.sparkkinesis.reading
 
+import io.github.sparkkinesis.client.StreamSummary
 import io.github.sparkkinesis.config.ReadConfig
 import io.github.sparkkinesis.offsets.{ShardKey, ShardPosition}
 import io.github.sparkkinesis.testing.{DefaultConfigs, FakeKinesisApi, ManualClock}
@@ -20,14 +21,17 @@ class ShardFetcherSuite extends AnyFunSuite {
     def fetcher(
         from: ShardPosition = ShardPosition.TrimHorizon,
         arrivedBefore: Long = Long.MaxValue,
-        reading: ReadConfig = config) =
+        reading: ReadConfig = config,
+        largestRecord: Long = StreamSummary.DefaultMaxRecordBytes) =
       new ShardFetcher(
         api,
         ShardFetchSpec(
           key,
           from,
           FetchCursor(None, 0, reading.maxRecordsPerFetch),
-          end = ReadEnd.arrivedBefore(arrivedBefore)),
+          end =
+            if (arrivedBefore == Long.MaxValue) ReadEnd.Open else ReadEnd.ArrivedBefore(arrivedBefore, largestRecord)
+        ),
         reading,
         clock
       )
@@ -167,6 +171,38 @@ class ShardFetcherSuite extends AnyFunSuite {
     fetcher.fetchOnce()
     assert(fetcher.finished, "an empty answer at the tip after the cut-off")
     assert(fetcher.recordCount == 10)
+  }
+
+  test("under AvailableNow, in a stream of records up to 10 MiB, only an empty answer at the tip finishes the shard") {
+    val f = new Fixture(records = 3)
+    val fetcher =
+      f.fetcher(arrivedBefore = f.clock.nowMillis() + 1, largestRecord = StreamSummary.LargestMaxRecordBytes)
+    f.clock.advance(5)
+    fetcher.fetchOnce()
+    assert(!fetcher.finished, "3 of 8 asked, but a 10 MiB record after them would not have fitted in the answer")
+    f.clock.advance(60000)
+    fetcher.fetchOnce()
+    assert(fetcher.finished, "an empty answer at the tip after the cut-off")
+    assert(fetcher.records.map(_.sequenceNumber) == f.seqs)
+    assert(f.api.calls("GetRecords") == 2)
+  }
+
+  test("under AvailableNow an answer at the tip finishes the shard when the stream's largest record fits beside it") {
+    val MiB = 1024 * 1024
+    def callsToFinish(records: Int): Long = {
+      val f = new Fixture(records, payload = MiB)
+      val fetcher =
+        f.fetcher(
+          arrivedBefore = f.clock.nowMillis() + 1,
+          reading = config.copy(maxRecordsPerFetch = 100),
+          largestRecord = 2L * MiB)
+      f.clock.advance(5)
+      while (!fetcher.finished) { fetcher.fetchOnce(); f.clock.advance(60000) }
+      assert(fetcher.recordCount == records)
+      f.api.calls("GetRecords")
+    }
+    assert(callsToFinish(7) == 1, "7 MiB and keys: a 2 MiB record would have fitted, so none was left out")
+    assert(callsToFinish(8) == 2, "8 MiB and keys: a 2 MiB record would not have fitted; an empty answer confirms")
   }
 
   test("a full answer is never taken for the tip, even when Kinesis reports no lag") {

@@ -3,7 +3,7 @@ package io.github.sparkkinesis.reading
 
 import scala.collection.mutable.ArrayBuffer
 
-import io.github.sparkkinesis.client.{KinesisApi, RecordBatch}
+import io.github.sparkkinesis.client.{KinesisApi, RecordBatch, StreamSummary}
 import io.github.sparkkinesis.errors.KinesisException
 import io.github.sparkkinesis.kpl.{AggregatedRecords, UserRecord}
 import io.github.sparkkinesis.offsets.{ShardKey, ShardPosition}
@@ -125,13 +125,22 @@ class ShardRangeReaderSuite extends AnyFunSuite {
     val (api, key, seqs) = setUp(3)
     val instant = clock.nowMillis() + 1
     clock.advance(10)
-    val read =
-      new ShardRangeReader(api, key, ShardPosition.TrimHorizon, ReadEnd.ArrivedBefore(instant), perCall(10), clock)
+    val end = ReadEnd.ArrivedBefore(instant, StreamSummary.DefaultMaxRecordBytes)
+    val read = new ShardRangeReader(api, key, ShardPosition.TrimHorizon, end, perCall(10), clock)
     assert(read.map(_.sequenceNumber).toVector == seqs)
-    val empty =
-      new ShardRangeReader(api, key, ShardPosition.After(seqs.last), ReadEnd.ArrivedBefore(instant), perCall(10), clock)
+    val empty = new ShardRangeReader(api, key, ShardPosition.After(seqs.last), end, perCall(10), clock)
     assert(!empty.hasNext)
     assert(api.calls("GetRecords") == 2, "one call for the records, which reached the tip, one for the empty range")
+  }
+
+  test("a range up to an instant in a stream of records up to 10 MiB ends at an empty answer after the instant") {
+    val (api, key, seqs) = setUp(3)
+    val instant = clock.nowMillis() + 1
+    clock.advance(10)
+    val end = ReadEnd.ArrivedBefore(instant, StreamSummary.LargestMaxRecordBytes)
+    val read = new ShardRangeReader(api, key, ShardPosition.TrimHorizon, end, perCall(10), clock)
+    assert(read.map(_.sequenceNumber).toVector == seqs)
+    assert(api.calls("GetRecords") == 2, "the answer with the records could have been cut before a 10 MiB record")
   }
 
   test("while Kinesis cannot be reached the range is tried again, and given up after outageTimeout") {
@@ -186,7 +195,7 @@ class ShardRangeReaderSuite extends AnyFunSuite {
     val (c1, c2) = api.split("s", parent.shardId)
     val children = Seq(c1, c2).map(id => id -> (1 to 6).map(i => api.put("s", id, s"$id-$i"))).toMap
     clock.advance(1)
-    val until = ReadEnd.ArrivedBefore(clock.nowMillis())
+    val until = ReadEnd.ArrivedBefore(clock.nowMillis(), StreamSummary.DefaultMaxRecordBytes)
     val ranges = IndexedSeq(
       ShardRange(parent, ShardPosition.TrimHorizon, ReadEnd.Open),
       ShardRange(ShardKey("s", c1), ShardPosition.TrimHorizon, until, after = Seq(parent)),

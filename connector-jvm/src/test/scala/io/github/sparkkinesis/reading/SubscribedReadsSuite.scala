@@ -37,7 +37,7 @@ class SubscribedReadsSuite extends AnyFunSuite {
           from,
           FetchCursor(None, 0, config.maxRecordsPerFetch),
           consumerArn = Some(consumer),
-          end = ReadEnd.arrivedBefore(arrivedBefore)
+          end = if (arrivedBefore == Long.MaxValue) ReadEnd.Open else ReadEnd.ArrivedBefore(arrivedBefore)
         ),
         reading,
         clock,
@@ -140,7 +140,7 @@ class SubscribedReadsSuite extends AnyFunSuite {
     val spec = PrefetchTaskSpec(
       Seq(ShardFetchSpec(f.key, ShardPosition.TrimHorizon, FetchCursor(None, 0, 100), consumerArn = Some(f.consumer))),
       streamId = 1,
-      arrivedBefore = Long.MaxValue)
+      cutoff = None)
     val Seq(outcome) =
       PrefetchTask.run(
         spec,

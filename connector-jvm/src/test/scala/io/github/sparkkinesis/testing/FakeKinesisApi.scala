@@ -45,6 +45,9 @@ final class FakeKinesisApi(clock: ManualClock) extends KinesisApi {
   /** DescribeStreamSummary is denied, as with an IAM policy that leaves it out. */
   @volatile var denyDescribe = false
 
+  /** By stream, the largest record DescribeStreamSummary says it takes; unnamed streams say nothing (1 MiB). */
+  @volatile var maxRecordBytes = Map.empty[String, Long]
+
   /** Registered consumers: stream ARN and name to status and ARN. */
   private val consumers = mutable.LinkedHashMap.empty[(String, String), ConsumerInfo]
   private var consumerSerial = 0
@@ -139,7 +142,13 @@ final class FakeKinesisApi(clock: ManualClock) extends KinesisApi {
     val shards = streams.getOrElse(stream, throw notFound(stream))
     if (denyDescribe) throw new KinesisApiException.AccessDenied("DescribeStreamSummary", "not authorized", null)
     val arn = s"arn:aws:kinesis:us-east-1:000000000000:stream/$stream"
-    StreamSummary(stream, arn, "ACTIVE", createdAt(stream), shards.values.count(!_.info.isClosed))
+    StreamSummary(
+      stream,
+      arn,
+      "ACTIVE",
+      createdAt(stream),
+      shards.values.count(!_.info.isClosed),
+      maxRecordBytes = maxRecordBytes.get(stream))
   }
 
   override def listShards(stream: String, pageSize: Int): Seq[ShardInfo] = synchronized {
