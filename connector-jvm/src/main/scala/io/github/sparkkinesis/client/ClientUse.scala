@@ -38,7 +38,11 @@ private[sparkkinesis] object ClientUse {
   }
 
   case object Writing extends ClientUse("sink", "writing (the sink)") {
-    override val actions: Seq[Action] = Seq(Action("PutRecords"), Action("ListShards", Some("kplAggregation")))
+    override val actions: Seq[Action] = Seq(
+      Action("PutRecords"),
+      Action("ListShards", Some("kplAggregation")),
+      Action("DescribeStreamSummary", Some("records over 1 MiB"))
+    )
   }
 
   case object ManagingConsumers extends ClientUse("consumer-manager", "managing consumers (KinesisConsumerManager)") {

@@ -75,6 +75,23 @@ class RealTimeReaderSuite extends AnyFunSuite {
     assert(keys == Vector((None, "keyless"), (Some("k"), "keyed")))
   }
 
+  test("records of up to 10 MiB among small ones are handed on whole, in order") {
+    val clock = new ManualClock()
+    val api = new FakeKinesisApi(clock)
+    val Seq(shard) = api.createStream("s", 1)
+    val MiB = 1024 * 1024
+    val sizes = Seq(10, 2 * MiB, 100, 10 * MiB - 2, 5 * MiB, 1)
+    val written = sizes.zipWithIndex.map { case (size, i) => Array.fill[Byte](size)((i + 1).toByte) }
+    written.foreach(data => api.putBytes("s", shard, data, partitionKey = "pk"))
+    val r = reader(api, clock, shard, ShardPosition.TrimHorizon)
+    val deadline = clock.nowMillis() + 60000
+    val read =
+      Iterator.continually(r.nextBefore(deadline)).takeWhile(_.hasRecord).map(_ => r.get().getBinary(1)).toVector
+    r.close()
+    assert(read.map(_.length) == sizes)
+    assert(read.zip(written).forall { case (a, b) => java.util.Arrays.equals(a, b) })
+  }
+
   test("a batch that reads nothing reports where it started; the next goes on after the last record") {
     val clock = new ManualClock()
     val api = new FakeKinesisApi(clock)

@@ -54,7 +54,6 @@ class LargeRecordsSuite extends AnyFunSuite with SparkStreamingSuite {
   private def digest(data: Array[Byte]): String =
     MessageDigest.getInstance("SHA-256").digest(data).map("%02x".format(_)).mkString
 
-
   private def seen(rows: Seq[Row]): Seq[(String, Int, String)] =
     rows.map { r =>
       val data = r.getAs[Array[Byte]]("data")
