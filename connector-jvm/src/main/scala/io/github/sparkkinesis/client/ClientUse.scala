@@ -41,7 +41,7 @@ private[sparkkinesis] object ClientUse {
     override val actions: Seq[Action] = Seq(
       Action("PutRecords"),
       Action("ListShards", Some("kplAggregation")),
-      Action("DescribeStreamSummary", Some("records over 1 MiB"))
+      Action("DescribeStreamSummary")
     )
   }
 

@@ -2,6 +2,7 @@
 package io.github.sparkkinesis.sink
 
 import io.github.sparkkinesis.aws.{AssumedRoles, AwsCredentialsConfig, CredentialsFailure}
+import io.github.sparkkinesis.client.{ClientUse, KinesisApi, SharedKinesisApis}
 import io.github.sparkkinesis.config.KinesisSinkConfig
 import io.github.sparkkinesis.health.KinesisHealth
 import io.github.sparkkinesis.util.{Backoff, Clock, SystemClock}
@@ -13,14 +14,16 @@ import org.apache.spark.sql.types.StructType
  * Plans a write of a DataFrame to Kinesis; its columns are checked here, before any row is read, and so is
  * an assumed role: its first session is what the tasks take to the executors. While STS cannot be reached
  * for it, the role is asked for again, as long as the option outageTimeout allows (and logged as an outage
- * is); a role STS refuses fails the write at once. A stream is a log, so a streaming query in update output
+ * is); a role STS refuses fails the write at once. The stream `streamName` names is looked at for keys it
+ * ignores ([[KeysIgnoredCheck]]). A stream is a log, so a streaming query in update output
  * mode (real-time mode's) appends each updated row as a record, as Spark's Kafka sink does.
  */
 private[sparkkinesis] final class KinesisWriteBuilder(
     config: KinesisSinkConfig,
     schema: StructType,
     totals: SinkTotals,
-    clock: Clock = SystemClock)
+    clock: Clock = SystemClock,
+    kinesis: Option[KinesisApi] = None)
     extends WriteBuilder
     with SupportsStreamingUpdateAsAppend {
   override def build(): Write = {
@@ -29,6 +32,7 @@ private[sparkkinesis] final class KinesisWriteBuilder(
       case assumed: AwsCredentialsConfig.AssumedRole => firstSession(assumed)
       case _ => ()
     }
+    KeysIgnoredCheck.check(config, kinesis.getOrElse(SharedKinesisApis.get(config.aws, ClientUse.Writing)))
     new KinesisWrite(config, columns, totals)
   }
 

@@ -60,4 +60,27 @@ class KeylessRecordsSuite extends AnyFunSuite with SparkStreamingSuite {
     val stream = keylessStream()
     checkRows(spark.read.format("kinesis").options(options(stream)).load().collect().toSeq, stream)
   }
+
+  test("the sink writes to a stream that places its records itself, and refuses kplAggregation there saying why") {
+    val stream = keylessStream()
+    val session = spark
+    import session.implicits._
+    val rows = (1 to 20).map(i => (s"key-$i", s"value-$i")).toDF("partitionKey", "data")
+    def write(options: (String, String)*): Unit =
+      rows.write
+        .format("kinesis")
+        .options(kinesis.connectorOptions + ("streamName" -> stream))
+        .options(options.toMap)
+        .save()
+    val refused = intercept[IllegalArgumentException](write("kplAggregation" -> "true"))
+    assert(refused.getMessage.contains("[KINESIS_OPTION_INVALID] Option 'kplAggregation' has an invalid value true"))
+    assert(refused.getMessage.contains(s"stream '$stream' places its records itself (RecordDistributionStrategy AUTO)"))
+    assert(spark.read.format("kinesis").options(options(stream)).load().count() == Shards * PerShard, "nothing sent")
+    write()
+    val written = spark.read.format("kinesis").options(options(stream)).load().where("partitionKey IS NOT NULL")
+    assert(
+      written.selectExpr("CAST(data AS STRING)").as[String].collect().sorted.toSeq == (1 to 20)
+        .map(i => s"value-$i")
+        .sorted)
+  }
 }

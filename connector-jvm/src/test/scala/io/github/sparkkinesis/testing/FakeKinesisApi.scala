@@ -48,6 +48,9 @@ final class FakeKinesisApi(clock: ManualClock) extends KinesisApi {
   /** By stream, the largest record DescribeStreamSummary says it takes; unnamed streams say nothing (1 MiB). */
   @volatile var maxRecordBytes = Map.empty[String, Long]
 
+  /** The streams DescribeStreamSummary says place their records themselves (RecordDistributionStrategy AUTO). */
+  @volatile var keysIgnored = Set.empty[String]
+
   /** Registered consumers: stream ARN and name to status and ARN. */
   private val consumers = mutable.LinkedHashMap.empty[(String, String), ConsumerInfo]
   private var consumerSerial = 0
@@ -148,7 +151,8 @@ final class FakeKinesisApi(clock: ManualClock) extends KinesisApi {
       "ACTIVE",
       createdAt(stream),
       shards.values.count(!_.info.isClosed),
-      maxRecordBytes = maxRecordBytes.get(stream))
+      maxRecordBytes = maxRecordBytes.get(stream),
+      keysIgnored = keysIgnored(stream))
   }
 
   override def listShards(stream: String, pageSize: Int): Seq[ShardInfo] = synchronized {
