@@ -191,7 +191,8 @@ class SinkIntegrationSuite extends AnyFunSuite with SourceIntegration {
       Seq[(String, String)](("", "empty key")) -> "its partitionKey is empty",
       Seq[(String, String)]((null, "null key")) -> "its partitionKey is null",
       Seq[(String, String)](("k" * 257, "long key")) -> "257 characters",
-      Seq[(String, String)](("k", "x" * (1024 * 1024))) -> "1 MiB",
+      Seq[(String, String)](
+        ("k", "x" * (1024 * 1024))) -> "takes at most 1048576 bytes per record (its MaxRecordSizeInKiB is 1024)",
       Seq[(String, String)](("k", null)) -> "its data is null"
     )
     cases.foreach { case (rows, problem) =>
