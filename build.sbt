@@ -308,6 +308,11 @@ def connectorFor(lineId: String): Project = {
         "SPARK_SCALA_VERSION" -> line.scalaBinary
       ) ++ sparkJarsDir.value.map(d => "SPARK_HOME" -> d.getParent),
       Test / testOptions += Tests.Argument(TestFrameworks.ScalaTest, "-oDF"),
+      // Property checks draw their cases from one seed, the same on every run unless dev/fuzz gives another
+      // (testing/SeededProperties); dev/fuzz also multiplies their cases.
+      Test / testOptions += Tests
+        .Argument(TestFrameworks.ScalaTest, "-S", sys.env.getOrElse("KINESIS_FUZZ_SEED", "20261127")),
+      Test / javaOptions += s"-Dkinesis.fuzz.scale=${sys.env.getOrElse("KINESIS_FUZZ_SCALE", "1")}",
       unitTest := Def.taskDyn {
         val suites = (Test / definedTestNames).value.filterNot(_.contains(".integration."))
         (Test / testOnly).toTask(suites.sorted.mkString(" ", " ", ""))

@@ -10,7 +10,7 @@ import scala.jdk.CollectionConverters._
 import scala.util.control.NonFatal
 
 import com.fasterxml.jackson.databind.{JsonNode, ObjectMapper}
-import io.github.sparkkinesis.offsets.{KinesisSourceOffset, ShardKey, ShardPosition}
+import io.github.sparkkinesis.offsets.{KinesisSourceOffset, SequenceNumbers, ShardKey, ShardPosition}
 
 /** Where a query with no checkpoint, or a batch read, starts reading: the option `initialPosition`. */
 private[sparkkinesis] sealed trait InitialPosition extends Serializable
@@ -140,7 +140,7 @@ private[sparkkinesis] object InitialPosition {
                 case (Left(p), _) => Left(p)
                 case (Right(done), shard) =>
                   val seq = shard.getValue
-                  if (!seq.isTextual || seq.asText.isEmpty || !seq.asText.forall(c => c >= '0' && c <= '9'))
+                  if (!seq.isTextual || !SequenceNumbers.isDecimal(seq.asText))
                     Left(s""""$field" gives shard ${shard.getKey} of stream '$stream' $seq, which is no sequence """ +
                       "number: give the digits of one as a string")
                   else Right(done :+ (ShardKey(stream, shard.getKey) -> position(seq.asText)))

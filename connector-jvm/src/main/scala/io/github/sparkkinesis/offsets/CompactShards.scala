@@ -205,7 +205,7 @@ private[sparkkinesis] object CompactShards {
         if ((seqHead & 1) == 0) new BigInteger(1, bytes).toString
         else {
           val seq = new String(bytes, UTF_8)
-          if (seq.isEmpty || !seq.forall(_.isDigit)) damaged(s"$what is not a number: $seq")
+          if (!SequenceNumbers.isDecimal(seq)) damaged(s"$what is not a number: $seq")
           seq
         }
       }

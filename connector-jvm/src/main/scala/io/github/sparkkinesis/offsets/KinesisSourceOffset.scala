@@ -212,7 +212,7 @@ private[sparkkinesis] object KinesisSourceOffset {
       Option(node.get(field)).filter(_.isTextual).map(_.asText).getOrElse(fail(s"""$where has no string "$field""""))
     def sequenceNumber() = {
       val seq = text("seq")
-      if (seq.isEmpty || !seq.forall(_.isDigit)) fail(s"$where has a sequence number that is not a number: $seq")
+      if (!SequenceNumbers.isDecimal(seq)) fail(s"$where has a sequence number that is not a number: $seq")
       seq
     }
     text("kind") match {

@@ -3,6 +3,13 @@ package io.github.sparkkinesis.offsets
 
 /** Kinesis sequence numbers are decimal strings of up to 128 bits; they order numerically, not as text. */
 private[sparkkinesis] object SequenceNumbers {
+
+  /**
+   * Whether `text` is a decimal number as Kinesis writes them: ASCII digits only (Java's own digit test also
+   * takes other scripts' digits, which Kinesis never gives and refuses).
+   */
+  def isDecimal(text: String): Boolean = text.nonEmpty && text.forall(c => c >= '0' && c <= '9')
+
   def compare(a: String, b: String): Int =
     if (a.length != b.length) Integer.compare(a.length, b.length) else a.compareTo(b)
 

@@ -4,6 +4,7 @@ package io.github.sparkkinesis.sink
 import io.github.sparkkinesis.client.{PutRecord, ShardInfo, StreamSummary}
 import io.github.sparkkinesis.config.{KinesisNames, NullDataPolicy}
 import io.github.sparkkinesis.errors.KinesisErrors
+import io.github.sparkkinesis.offsets.SequenceNumbers
 
 /**
  * The checks a record passes before anything of it is sent, each failing with what is wrong and with which
@@ -41,7 +42,7 @@ private[sparkkinesis] object RecordChecks {
         row
       )
     explicitHashKey.foreach { key =>
-      val valid = key.nonEmpty && key.forall(_.isDigit) && BigInt(key) <= ShardInfo.MaxHashKey
+      val valid = SequenceNumbers.isDecimal(key) && BigInt(key) <= ShardInfo.MaxHashKey
       if (!valid) throw badRecord(s"its explicitHashKey '$key' is not a decimal number from 0 to 2^128 - 1", row)
     }
     if (data == null) nullData match {

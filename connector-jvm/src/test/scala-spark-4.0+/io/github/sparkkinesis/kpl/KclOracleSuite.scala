@@ -12,9 +12,9 @@ import com.google.protobuf.ByteString
 import io.github.sparkkinesis.client.{KinesisRecord, PutRecord, ShardInfo}
 import io.github.sparkkinesis.offsets.{ShardKey, ShardPosition}
 import io.github.sparkkinesis.sink.{RecordAggregator, ShardMap}
+import io.github.sparkkinesis.testing.SeededProperties
 import org.scalacheck.Gen
 import org.scalatest.funsuite.AnyFunSuite
-import org.scalatestplus.scalacheck.ScalaCheckPropertyChecks
 import software.amazon.kinesis.retrieval.{AggregatorUtil, KinesisClientRecord}
 import software.amazon.kinesis.retrieval.kpl.Messages
 
@@ -26,10 +26,7 @@ import software.amazon.kinesis.retrieval.kpl.Messages
  * only: the KCL's generated code needs protobuf 4, and Spark 3.5 brings protobuf 3 (the format code is the
  * same in every line's jar).
  */
-class KclOracleSuite extends AnyFunSuite with ScalaCheckPropertyChecks {
-
-  implicit override val generatorDrivenConfig: PropertyCheckConfiguration =
-    PropertyCheckConfiguration(minSuccessful = 200)
+class KclOracleSuite extends AnyFunSuite with SeededProperties {
 
   private val shard = ShardKey("s", "shardId-000000000000")
 

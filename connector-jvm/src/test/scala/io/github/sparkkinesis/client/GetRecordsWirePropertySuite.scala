@@ -3,20 +3,17 @@ package io.github.sparkkinesis.client
 
 import java.io.{ByteArrayInputStream, IOException}
 
+import io.github.sparkkinesis.testing.SeededProperties
 import org.scalacheck.Gen
 import org.scalatest.funsuite.AnyFunSuite
-import org.scalatestplus.scalacheck.ScalaCheckPropertyChecks
 
 /**
  * GetRecords answers are outside input: any answer Kinesis can write reads back as it was written, in either
  * wire, and any other bytes are refused with an error that says so (an `IOException` of the codec, or
  * [[GetRecordsWire.Unreadable]]), never with anything else.
  */
-class GetRecordsWirePropertySuite extends AnyFunSuite with ScalaCheckPropertyChecks {
+class GetRecordsWirePropertySuite extends AnyFunSuite with SeededProperties {
   import GetRecordsParsingSuite.{Cbor, Json, Written}
-
-  implicit override val generatorDrivenConfig: PropertyCheckConfiguration =
-    PropertyCheckConfiguration(minSuccessful = 200)
 
   private val keys: Gen[String] = Gen.frequency(
     1 -> Gen.const(null),

@@ -5,11 +5,11 @@ import java.nio.charset.StandardCharsets.UTF_8
 import java.security.MessageDigest
 
 import io.github.sparkkinesis.kpl.AggregatedRecords.{Aggregate, Corrupt, Plain}
+import io.github.sparkkinesis.testing.SeededProperties
 import org.scalacheck.Gen
 import org.scalatest.funsuite.AnyFunSuite
-import org.scalatestplus.scalacheck.ScalaCheckPropertyChecks
 
-class AggregatedRecordsSuite extends AnyFunSuite with ScalaCheckPropertyChecks {
+class AggregatedRecordsSuite extends AnyFunSuite with SeededProperties {
 
   private def bytes(hex: String): Array[Byte] =
     hex.split(" ").filter(_.nonEmpty).map(Integer.parseInt(_, 16).toByte)

@@ -6,12 +6,11 @@ import scala.collection.mutable
 import io.github.sparkkinesis.client.ShardInfo
 import io.github.sparkkinesis.offsets.{ShardKey, ShardPosition}
 import io.github.sparkkinesis.reading.{FetchCursor, ReadEnd, ShardFetchSpec, ShardFetcher, ShardRangeReader}
-import io.github.sparkkinesis.testing.{DefaultConfigs, FakeKinesisApi, ManualClock}
+import io.github.sparkkinesis.testing.{DefaultConfigs, FakeKinesisApi, ManualClock, SeededProperties}
 import org.scalacheck.Gen
 import org.scalatest.funsuite.AnyFunSuite
-import org.scalatestplus.scalacheck.ScalaCheckPropertyChecks
 
-class ShardLineageSuite extends AnyFunSuite with ScalaCheckPropertyChecks {
+class ShardLineageSuite extends AnyFunSuite with SeededProperties {
 
   private def info(id: String, parents: String*): ShardInfo =
     ShardInfo(id, parents.headOption, parents.drop(1).headOption, "0", None)

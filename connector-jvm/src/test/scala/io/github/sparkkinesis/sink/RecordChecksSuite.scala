@@ -85,5 +85,7 @@ class RecordChecksSuite extends AnyFunSuite {
     assert(problem("k", bytes, Some("abc")).contains("its explicitHashKey 'abc' is not a decimal number"))
     assert(problem("k", bytes, Some("340282366920938463463374607431768211456")).contains("explicitHashKey"))
     assert(problem("k", bytes, Some("")).contains("explicitHashKey"))
+    // Java's digit test takes other scripts' digits; Kinesis does not.
+    assert(problem("k", bytes, Some("\u0663\u0664")).contains("is not a decimal number"))
   }
 }

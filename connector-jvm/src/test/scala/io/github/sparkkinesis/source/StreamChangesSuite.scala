@@ -6,18 +6,17 @@ import scala.collection.mutable
 import io.github.sparkkinesis.config.{InitialPosition, TriggerLimits}
 import io.github.sparkkinesis.errors.KinesisException
 import io.github.sparkkinesis.offsets.{KinesisSourceOffset, ShardKey}
-import io.github.sparkkinesis.testing.{StopsFixtureStreams, StreamFixture}
+import io.github.sparkkinesis.testing.{SeededProperties, StopsFixtureStreams, StreamFixture}
 import org.scalacheck.Gen
 import org.scalatest.concurrent.Eventually
 import org.scalatest.funsuite.AnyFunSuite
 import org.scalatest.time.{Seconds, Span}
-import org.scalatestplus.scalacheck.ScalaCheckPropertyChecks
 
 /**
  * A stream changing under the query: reshards, records trimmed by retention, closed shards that expire,
  * and a stream deleted and created again, against a fake Kinesis.
  */
-class StreamChangesSuite extends AnyFunSuite with StopsFixtureStreams with Eventually with ScalaCheckPropertyChecks {
+class StreamChangesSuite extends AnyFunSuite with StopsFixtureStreams with Eventually with SeededProperties {
 
   implicit override val patienceConfig: PatienceConfig = PatienceConfig(timeout = Span(20, Seconds))
 
