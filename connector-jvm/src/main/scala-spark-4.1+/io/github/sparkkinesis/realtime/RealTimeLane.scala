@@ -6,7 +6,7 @@ import java.util.concurrent.atomic.{AtomicIntegerArray, AtomicLongArray}
 import io.github.sparkkinesis.client.{KinesisApi, KinesisRecord}
 import io.github.sparkkinesis.config.ReadConfig
 import io.github.sparkkinesis.offsets.ShardPosition
-import io.github.sparkkinesis.reading.{FetchFailure, FetchLoop, ShardFetchSpec, ShardFetcher}
+import io.github.sparkkinesis.reading.{FailurePolicy, FetchLoop, ShardFetchSpec, ShardFetcher}
 import io.github.sparkkinesis.util.Clock
 import org.slf4j.LoggerFactory
 
@@ -14,10 +14,11 @@ import org.slf4j.LoggerFactory
  * Some shards of a real-time task, read by one thread with the reader every mode reads with ([[FetchLoop]]
  * over a [[ShardFetcher]] each: the same pacing, subscriptions and de-aggregation of KPL records as prefetch
  * tasks), and what a call read is returned as [[RealTimeLane.Fetched]], for the task's reader to hand on. A
- * failed call is tried again with backoff, within the batch, unless trying again cannot help (the stream is
- * gone, access denied, records lost): then it is thrown, as the error a user sees. A shard whose enhanced
- * fan-out consumer is gone is polled for the rest of the batch; the driver registers the consumer again
- * when it plans the next one. Not thread-safe: one thread drives it.
+ * failed call goes as `reading.FailurePolicy` says for every mode: tried again with backoff, within the
+ * batch, until `outageTimeout` (then `KINESIS_UNAVAILABLE` for an outage), unless trying again cannot help
+ * (the stream is gone, access denied, records lost), which fails the task at once with the error a user
+ * sees; a shard whose enhanced fan-out consumer is gone is polled for the rest of the batch, and the driver
+ * registers the consumer again when it plans the next one. Not thread-safe: one thread drives it.
  *
  * @param shards the lane's shards, by their index among the task's
  * @param seen   what the task's lanes saw of each of its shards, for its reader
@@ -58,14 +59,15 @@ private[realtime] final class RealTimeLane(
           if (records.nonEmpty || fetcher.finished) fetched = Some(Fetched(shards(i)._1, records, fetcher.finished))
         case FetchLoop.Failed(i, failure, cause, failingForMs) =>
           val (index, shard) = shards(i)
-          failure.kind match {
-            case FetchFailure.Fatal => throw failure.error
-            case FetchFailure.ConsumerGone =>
+          val now = clock.nowMillis()
+          FailurePolicy.decide(failure, shard.key, failingForMs, reading.outageTimeoutMs, api.target, now) match {
+            case FailurePolicy.Fail(error) => throw error
+            case FailurePolicy.Poll =>
               log.warn(
                 s"The consumer reading ${shard.key} in real time is gone; polling it for the rest of the batch: $cause")
               loop.replace(i, fetcherOf(shard, loop.fetcher(i).position, consumerArn = None))
               seen.consumersGone.set(index, 1)
-            case _ =>
+            case FailurePolicy.TryAgain =>
               val pause = loop.retryLater(i)
               log.warn(
                 s"Reading ${shard.key} in real time has failed for $failingForMs ms; trying again in $pause ms: $cause")

@@ -17,9 +17,9 @@ import org.slf4j.LoggerFactory
  * inside a KPL aggregate. A batch read's task reads its ranges so, and a micro-batch a range whose
  * prefetched block is gone ([[ShardRangeReader]], one range).
  *
- * Giving up is its own: records trimmed before they were read fail with a data-loss error unless
- * `failOnDataLoss` is false; failed calls are tried again with backoff for as long as `outageTimeout`
- * allows; a shard throttled without a break for [[ShardRangesReader.MaxThrottledMs]] fails the task, which
+ * Giving up: records trimmed before they were read fail with a data-loss error unless `failOnDataLoss`
+ * is false; failed calls go as [[FailurePolicy]] says for every mode (tried again until `outageTimeout`,
+ * then `KINESIS_UNAVAILABLE` for an outage); and, its own, a shard throttled without a break for [[ShardRangesReader.MaxThrottledMs]] fails the task, which
  * Spark then retries; a range whose end never comes fails with `KINESIS_RANGE_INCOMPLETE`. `halt` is called
  * between calls and may throw to stop the reading (a task Spark kills). Runs in one task on an executor;
  * not thread-safe.
@@ -56,10 +56,20 @@ private[sparkkinesis] final class ShardRangesReader(
           checkProgress(i)
           if (records.nonEmpty) read = Some(i -> records)
         case Some(FetchLoop.Failed(i, failure, cause, failingForMs)) =>
-          if (failure.kind == FetchFailure.Fatal || config.outageTimeoutMs.exists(failingForMs >= _))
-            throw failure.error
-          val pause = loop.retryLater(i)
-          log.info(s"Reading ${ranges(i)} has failed for $failingForMs ms; trying again in $pause ms: $cause")
+          val shard = ranges(i).shard
+          FailurePolicy.decide(
+            failure,
+            shard,
+            failingForMs,
+            config.outageTimeoutMs,
+            api.target,
+            clock.nowMillis()) match {
+            case FailurePolicy.Fail(error) => throw error
+            case FailurePolicy.Poll => throw failure.error // a range is always polled: no consumer to lose
+            case FailurePolicy.TryAgain =>
+              val pause = loop.retryLater(i)
+              log.info(s"Reading ${ranges(i)} has failed for $failingForMs ms; trying again in $pause ms: $cause")
+          }
         case None => ()
       }
     }

@@ -157,6 +157,22 @@ class RealTimeReaderSuite extends AnyFunSuite {
 
   // A task of several shards reads them on threads, which sleep for real: its tests use the system's clock,
   // the fake Kinesis the manual one for its records' arrival times.
+  test("an outage longer than outageTimeout fails a real-time task with KINESIS_UNAVAILABLE, as in every mode") {
+    val clock = new ManualClock()
+    val api = new FakeKinesisApi(clock)
+    val Seq(shard) = api.createStream("s", 1)
+    api.down = true
+    val patient = config.copy(outageTimeoutMs = Some(60000))
+    val r = new RealTimeReader(
+      RealTimeInputPartition(Seq(RealTimeShard(ShardKey("s", shard), ShardPosition.TrimHorizon)), null, patient),
+      api,
+      clock)
+    val started = clock.nowMillis()
+    val error = intercept[KinesisThrowable](r.nextBefore(started + 10 * 60000))
+    assert(error.getCondition == "KINESIS_UNAVAILABLE", error)
+    assert(clock.nowMillis() - started >= 60000 && clock.nowMillis() - started < 2 * 60000, "given up at the timeout")
+  }
+
   test("a task of several shards hands on each shard's records in order, and where it left each") {
     val clock = new ManualClock()
     val api = new FakeKinesisApi(clock)

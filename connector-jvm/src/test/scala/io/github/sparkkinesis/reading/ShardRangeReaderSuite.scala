@@ -143,7 +143,7 @@ class ShardRangeReaderSuite extends AnyFunSuite {
     assert(api.calls("GetRecords") == 2, "the answer with the records could have been cut before a 10 MiB record")
   }
 
-  test("while Kinesis cannot be reached the range is tried again, and given up after outageTimeout") {
+  test("while Kinesis cannot be reached the range is tried again, and given up after outageTimeout as an outage") {
     val (api, key, seqs) = setUp(5)
     api.down = true
     val patient = DefaultConfigs.Reading.copy(outageTimeoutMs = Some(60000))
@@ -157,7 +157,8 @@ class ShardRangeReaderSuite extends AnyFunSuite {
         clock)
     val started = clock.nowMillis()
     val e = intercept[KinesisException](whole().hasNext)
-    assert(e.getMessage.contains("KINESIS_ENDPOINT_UNREACHABLE"), e.getMessage)
+    assert(e.getMessage.startsWith("[KINESIS_UNAVAILABLE]"), e.getMessage)
+    assert(e.getMessage.contains("The last failure: Connection refused"), e.getMessage)
     assert(clock.nowMillis() - started >= 60000)
     api.down = false
     assert(whole().map(_.sequenceNumber).toVector == seqs)
