@@ -968,6 +968,9 @@ _SAMPLE_TEXT = [
     "arn:aws-cn:iam::123456789012:role/path/reader",
     "arn:aws:iam::1234:role/reader",
     "arn:aws:iam::123456789012:user/reader",
+    # Found by test_option_properties.py: the JVM trims controls and the space only.
+    "\x1b",
+    "\xa0",
 ]
 # Positions: at_timestamp, query offsets of the stream "s" in every form, and text that is none of them.
 _SAMPLE_INSTANTS = [
@@ -1000,6 +1003,13 @@ _SAMPLE_URLS = [
     "http://[::1]:4566",
     "http://host:65535",
     "http://host:65536",
+    # Found by test_option_properties.py: what java.net.URI takes as a host, and what urllib cannot split.
+    "http://1",
+    "http://1.1",
+    "http://10.0.0.1",
+    "http://256.0.0.1",
+    "http://][::0",
+    "http://[::1",
 ]
 
 
@@ -1020,7 +1030,7 @@ def _cases(rule: dict[str, Any], enum: type[Enum] | None) -> list[tuple[Any, str
         return timed + ([("inf", "inf")] if rule["inf"] else [])
     if kind == "size":
         low, high = rule["min"], rule["max"]
-        sizes = [low - 1, low, high, high + 1] if high < 2**62 else [low - 1, low, 2**40]
+        sizes = [low - 1, low, high, high + 1] if high < 2**62 else [low - 1, low, 2**40, 2**63 - 1]
         return [(n, str(n)) for n in sizes] + [(f"{low}b", f"{low}b"), ("3 zb", "3 zb")]
     if kind == "flag":
         return [(True, "true"), (False, "false")]

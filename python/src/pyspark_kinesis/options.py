@@ -29,12 +29,14 @@ field, the JVM option, the value (never a secret's) and what is accepted. Builde
 from __future__ import annotations
 
 import datetime as dt
+import ipaddress
 import json
 import math
 import re
 import sys
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import MISSING, Field, dataclass, field, fields
+from decimal import ROUND_HALF_UP, Decimal
 from enum import Enum
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, TypeVar
@@ -216,8 +218,13 @@ _REGISTRY = _load_registry()
 _CONSUMER_NAMES = _REGISTRY["consumerName"]["rule"]
 _DEFAULT_CONSUMER_NAME_PREFIX: str = _REGISTRY["consumerNamePrefix"]["default"]
 # A host java.net.URI accepts as one: DNS labels, or an IPv6 address (urlsplit drops its brackets).
+# A host as the JVM's java.net.URI takes one: a single DNS label, labels of which the last starts with a
+# letter, or four numbers of at most 255 (IPv6 addresses: _is_host); anything else has no host there.
+_LABEL = r"[a-z0-9](?:[a-z0-9-]*[a-z0-9])?"
+_OCTET = r"(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)"
 _HOST = re.compile(
-    r"(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?\.)*[a-z0-9](?:[a-z0-9-]*[a-z0-9])?\.?|[0-9a-f:.]*:[0-9a-f:.]*"
+    rf"{_LABEL}\.?|(?:{_LABEL}\.)+[a-z](?:[a-z0-9-]*[a-z0-9])?\.?"
+    rf"|{_OCTET}(?:\.{_OCTET}){{3}}"
 )
 _SIZE = re.compile(r"(\d+(?:\.\d+)?)\s*([a-z]*)", re.ASCII)
 
@@ -231,8 +238,13 @@ class _Refused(Exception):
     """Raised by a converter: why a value is refused, and what is accepted."""
 
 
+# What the JVM's String.trim takes off both ends of an option's value: every character up to U+0020 (the
+# ASCII controls and the space), and nothing else (str.strip() takes other spaces, and leaves controls).
+_JVM_TRIMMED = "".join(map(chr, range(0x21)))
+
+
 def _text(value: Any) -> str:
-    if not isinstance(value, str) or not value.strip():
+    if not isinstance(value, str) or not value.strip(_JVM_TRIMMED):
         raise _Refused("expected a non-empty string")
     return value
 
@@ -330,13 +342,13 @@ def _size(low: int, high: int, units: dict[str, int]) -> _ToJvm:
         if isinstance(value, int):
             n, text = value, str(value)
         else:
-            match = _SIZE.fullmatch(value.strip().replace(",", "").replace("_", "").lower())
+            match = _SIZE.fullmatch(value.strip(_JVM_TRIMMED).replace(",", "").replace("_", "").lower())
             if not match or match[2] not in units:
                 raise _Refused(accepted)
-            exact = float(match[1]) * units[match[2]]
-            if exact >= _LONG_MAX:
+            exact = Decimal(match[1]) * units[match[2]]  # exact, as the JVM reads it
+            if exact > _LONG_MAX:
                 raise _Refused(f"it is too large: expected a size {bounds} and below 2**63 bytes")
-            n, text = math.floor(exact + 0.5), match[1] + match[2]
+            n, text = int(exact.to_integral_value(rounding=ROUND_HALF_UP)), match[1] + match[2]
         if not low <= n <= high:
             raise _Refused(f"expected a size {bounds}")
         return text
@@ -355,7 +367,7 @@ def _names(value: Any, kind: str, noun: str = "name") -> list[str]:
         raise _Refused(
             f"expected a non-empty list of {kind} {noun}s, or one string of them separated by commas"
         )
-    names = [n.strip() for n in names]
+    names = [n.strip(_JVM_TRIMMED) for n in names]
     if "" in names:
         raise _Refused(f"it has an empty {kind} {noun}; separate {noun}s with single commas")
     return names
@@ -388,9 +400,9 @@ def _one_stream(rule: dict[str, Any]) -> _ToJvm:
                 "the sink writes to one stream; to write to several, give each row its stream in a column"
                 " named stream"
             )
-        if not pattern.fullmatch(value.strip()):
+        if not pattern.fullmatch(value.strip(_JVM_TRIMMED)):
             raise _Refused(f"expected a stream {noun}: {accepted}")
-        return value.strip()
+        return value.strip(_JVM_TRIMMED)
 
     return to_jvm
 
@@ -399,24 +411,40 @@ def _matching(rule: dict[str, Any]) -> _ToJvm:
     pattern, accepted = _pattern(rule), rule["accepted"]
 
     def to_jvm(value: Any) -> str:
-        if not isinstance(value, str) or not pattern.fullmatch(value.strip()):
+        if not isinstance(value, str) or not pattern.fullmatch(value.strip(_JVM_TRIMMED)):
             raise _Refused(f"expected {accepted}")
-        return value.strip()
+        return value.strip(_JVM_TRIMMED)
 
     return to_jvm
 
 
 def _endpoint(value: Any) -> str:
     accepted = "expected an http(s) URL such as https://kinesis.us-east-1.amazonaws.com"
-    url = value.strip() if isinstance(value, str) else ""
+    url = value.strip(_JVM_TRIMMED) if isinstance(value, str) else ""
     if not url or any(c.isspace() for c in url):
         raise _Refused(accepted)
-    parts = urlsplit(url if "://" in url else f"https://{url}")  # the JVM assumes https without a scheme
-    if parts.scheme.lower() not in ("http", "https") or not _HOST.fullmatch(parts.hostname or ""):
+    try:  # the JVM assumes https without a scheme
+        parts = urlsplit(url if "://" in url else f"https://{url}")
+        hostname = parts.hostname or ""
+    except ValueError:  # urllib's own refusals: "Invalid IPv6 URL", a bracketed host that is no address
+        raise _Refused(accepted) from None
+    if parts.scheme.lower() not in ("http", "https") or not _is_host(hostname, parts.netloc):
         raise _Refused(accepted)
     if not _has_valid_port(parts):
         raise _Refused(f"{accepted}; the port must be a number from 0 to 65535")
     return url
+
+
+def _is_host(hostname: str, netloc: str) -> bool:
+    """Whether the JVM takes `hostname` of `netloc` as a host: a name or an IPv4 address as _HOST says, or an
+    IPv6 address written in brackets where the host belongs."""
+    if ":" not in hostname:
+        return _HOST.fullmatch(hostname) is not None
+    try:
+        ipaddress.IPv6Address(hostname)
+    except ValueError:
+        return False
+    return netloc.rpartition("@")[2].lower().startswith(f"[{hostname}]")
 
 
 def _has_valid_port(parts: SplitResult) -> bool:
@@ -458,7 +486,7 @@ def _query_offset(value: str | Mapping[str, Any]) -> str:
         except (TypeError, ValueError) as unfit:
             raise _Refused(f"the dict cannot be JSON ({unfit}); {expected}") from None
     else:
-        text = value.strip()
+        text = value.strip(_JVM_TRIMMED)
     try:
         offset = json.loads(text, parse_constant=_no_constant)
     except ValueError:
@@ -528,11 +556,13 @@ def _position(members: type[Enum]) -> _ToJvm:
                     "a streaming query's offset naming each shard's last record (up to and including it)"
                 )
             return value.to_json()
-        if isinstance(value, Mapping) or (isinstance(value, str) and value.strip().startswith("{")):
+        if isinstance(value, Mapping) or (
+            isinstance(value, str) and value.strip(_JVM_TRIMMED).startswith("{")
+        ):
             return _query_offset(value)
         if isinstance(value, Enum):
             raise _Refused(f"{type(value).__name__}.{value.name} is not an {members.__name__}; {expected}")
-        member = by_value.get(value.strip().lower()) if isinstance(value, str) else None
+        member = by_value.get(value.strip(_JVM_TRIMMED).lower()) if isinstance(value, str) else None
         hint = f"; for {value!r} give {members.__name__}.{member.name}" if member is not None else ""
         raise _Refused(expected + hint)
 
@@ -890,7 +920,7 @@ class KinesisSourceOptions(_KinesisReadOptions):
                 "or one per stream in the order of stream_names",
             )
         given_prefix = self.consumer_name_prefix
-        prefix = _DEFAULT_CONSUMER_NAME_PREFIX if given_prefix is None else given_prefix.strip()
+        prefix = _DEFAULT_CONSUMER_NAME_PREFIX if given_prefix is None else given_prefix.strip(_JVM_TRIMMED)
         query_id_length, max_length = _CONSUMER_NAMES["queryIdLength"], _CONSUMER_NAMES["maxLength"]
         longest = len(prefix) + (max(map(len, names)) if names else query_id_length)  # unnamed: query id
         if longest > max_length:

@@ -27,8 +27,10 @@ private[sparkkinesis] object ByteSizes {
   def parseBytes(raw: String): Either[String, Long] =
     raw.trim.replace(",", "").replace("_", "").toLowerCase(Locale.ROOT) match {
       case Pattern(number, unit) if units.contains(unit) =>
-        val bytes = number.toDouble * units(unit)
-        if (bytes >= Long.MaxValue.toDouble) Left("it is too large") else Right(math.round(bytes))
+        // Exact: a double would round a number of bytes past 2^53 (and past 2^63 - 1 up to 2^63).
+        val bytes = BigDecimal(number) * units(unit)
+        if (bytes > BigDecimal(Long.MaxValue)) Left("it is too large")
+        else Right(bytes.setScale(0, BigDecimal.RoundingMode.HALF_UP).toLongExact)
       case Pattern(_, unit) => Left(s"'$unit' is not a size unit (use b, kb, mb, gb or tb)")
       case _ => Left("expected a number of bytes, optionally followed by a unit such as mb or gb")
     }
