@@ -170,13 +170,12 @@ private[sparkkinesis] final class SdkKinesisApi private (
         GetRecordsRequest.builder().shardIterator(iterator).limit(limit).overrideConfiguration(overrides.build())
       // The iterator names the stream; a stream read by ARN is named by it here too, as its policy may require.
       streamArns.get(stream).foreach(request.streamARN(_))
-      val response = clients.reads.getRecords(request.build())
+      clients.reads.getRecords(request.build())
+      // The SDK's own response is empty by design (GetRecordsParsing gave it no fields): read as records, it
+      // would say the shard ended. A client without the interceptor is a wiring mistake, not an answer.
       answer.batch.getOrElse(
-        RecordBatch(
-          response.records().asScala.iterator.map(recordOf).toVector,
-          Option(response.nextShardIterator()),
-          Option(response.millisBehindLatest()).map(_.longValue).getOrElse(0L)
-        ))
+        throw new IllegalStateException(
+          "GetRecords succeeded but its answer was not read: the client lacks GetRecordsParsing's interceptor"))
     }
 
   override def putRecords(stream: String, records: Seq[PutRecord]): Seq[PutResult] = call("PutRecords") {
