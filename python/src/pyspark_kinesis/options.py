@@ -217,7 +217,6 @@ def _load_registry() -> dict[str, dict[str, Any]]:
 _REGISTRY = _load_registry()
 _CONSUMER_NAMES = _REGISTRY["consumerName"]["rule"]
 _DEFAULT_CONSUMER_NAME_PREFIX: str = _REGISTRY["consumerNamePrefix"]["default"]
-# A host java.net.URI accepts as one: DNS labels, or an IPv6 address (urlsplit drops its brackets).
 # A host as the JVM's java.net.URI takes one: a single DNS label, labels of which the last starts with a
 # letter, or four numbers of at most 255 (IPv6 addresses: _is_host); anything else has no host there.
 _LABEL = r"[a-z0-9](?:[a-z0-9-]*[a-z0-9])?"

@@ -27,9 +27,9 @@ import org.slf4j.LoggerFactory
  * registered; closed shards are always polled, as GetRecords is what tells for certain where a closed
  * shard ends.
  *
- * @param health  whether Kinesis answers the source's calls
- * @param cutoff  under Trigger.AvailableNow where the run's reads end, else None
- * @param consumers     the query's enhanced fan-out consumers, under consumerMode efo
+ * @param health    whether Kinesis answers the source's calls
+ * @param cutoff    under Trigger.AvailableNow where the run's reads end, else None
+ * @param consumers the query's enhanced fan-out consumers, under consumerMode efo
  */
 private[sparkkinesis] final class Prefetcher(
     catalog: BlockCatalog,

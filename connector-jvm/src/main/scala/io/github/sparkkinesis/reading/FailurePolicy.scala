@@ -12,8 +12,8 @@ import io.github.sparkkinesis.offsets.ShardKey
  *
  *  - trying again cannot help (the stream is gone, access is denied, records were trimmed before they were
  *    read: [[FetchFailure.Fatal]]): the read fails at once, with that error;
- *  - the shard's enhanced fan-out consumer is gone: the shard is polled instead, and the driver registers
- *    the consumer again for the next batch;
+ *  - the shard's enhanced fan-out consumer is gone: the driver registers it again for the next batch, and a
+ *    real-time task polls the shard for the rest of its own;
  *  - anything else (Kinesis out of reach or failing calls, a subscription still in use, an expired
  *    session) is tried again, after a pause that doubles from 0.5 s to 5 s (`FetchLoop.retryLater`), for
  *    as long as the shard's calls have failed for less than `outageTimeout`; then the read fails, with

@@ -19,10 +19,10 @@ import org.slf4j.LoggerFactory
  *
  * Giving up: records trimmed before they were read fail with a data-loss error unless `failOnDataLoss`
  * is false; failed calls go as [[FailurePolicy]] says for every mode (tried again until `outageTimeout`,
- * then `KINESIS_UNAVAILABLE` for an outage); and, its own, a shard throttled without a break for [[ShardRangesReader.MaxThrottledMs]] fails the task, which
- * Spark then retries; a range whose end never comes fails with `KINESIS_RANGE_INCOMPLETE`. `halt` is called
- * between calls and may throw to stop the reading (a task Spark kills). Runs in one task on an executor;
- * not thread-safe.
+ * then `KINESIS_UNAVAILABLE` for an outage). Its own limits besides: a shard throttled without a break for
+ * [[ShardRangesReader.MaxThrottledMs]] fails the task, which Spark then retries; a range whose end never
+ * comes fails with `KINESIS_RANGE_INCOMPLETE`. `halt` is called between calls and may throw to stop the
+ * reading (a task Spark kills). Runs in one task on an executor; not thread-safe.
  */
 private[sparkkinesis] final class ShardRangesReader(
     api: KinesisApi,

@@ -60,6 +60,9 @@ private[sparkkinesis] final class KinesisDataWriter(
   private var rows = 0L
   private var skipped = 0L
 
+  /** The largest record a stream takes, asked only of a record over 1 MiB: see [[RecordChecks.check]]. */
+  private val recordLimit = (stream: String, size: Long) => StreamRecordLimits.forRecord(api, stream, size, clock)
+
   /** Guards what is buffered: rows come on the task's thread, timed sends on [[KinesisDataWriter.timer]]'s. */
   private val lock = new Object
 
@@ -83,8 +86,7 @@ private[sparkkinesis] final class KinesisDataWriter(
       else if (columns.dataIsString) row.getUTF8String(columns.data).getBytes
       else row.getBinary(columns.data)
     val hashKey = columns.explicitHashKey.flatMap(i => Option(string(row, i)))
-    def limit(size: Long) = StreamRecordLimits.forRecord(api, stream, size, clock)
-    RecordChecks.check(stream, partitionKey, data, hashKey, config.nullData, described, limit) match {
+    RecordChecks.check(stream, partitionKey, data, hashKey, config.nullData, described, recordLimit) match {
       case None => skipped += 1
       case Some(record) => aggregator.fold(sender.add(stream, record, 1, rows))(_.add(stream, record, rows))
     }

@@ -2,7 +2,7 @@
 package io.github.sparkkinesis.sink
 
 import io.github.sparkkinesis.aws.{AssumedRoles, AwsCredentialsConfig, CredentialsFailure}
-import io.github.sparkkinesis.client.{ClientUse, KinesisApi, SharedKinesisApis}
+import io.github.sparkkinesis.client.{ClientUse, SharedKinesisApis}
 import io.github.sparkkinesis.config.KinesisSinkConfig
 import io.github.sparkkinesis.health.KinesisHealth
 import io.github.sparkkinesis.util.{Backoff, Clock, SystemClock}
@@ -15,15 +15,14 @@ import org.apache.spark.sql.types.StructType
  * an assumed role: its first session is what the tasks take to the executors. While STS cannot be reached
  * for it, the role is asked for again, as long as the option outageTimeout allows (and logged as an outage
  * is); a role STS refuses fails the write at once. The stream `streamName` names is looked at for keys it
- * ignores ([[KeysIgnoredCheck]]). A stream is a log, so a streaming query in update output
- * mode (real-time mode's) appends each updated row as a record, as Spark's Kafka sink does.
+ * ignores ([[KeysIgnoredCheck]]). A stream is a log, so a streaming query in update output mode (real-time
+ * mode's) appends each updated row as a record, as Spark's Kafka sink does.
  */
 private[sparkkinesis] final class KinesisWriteBuilder(
     config: KinesisSinkConfig,
     schema: StructType,
     totals: SinkTotals,
-    clock: Clock = SystemClock,
-    kinesis: Option[KinesisApi] = None)
+    clock: Clock = SystemClock)
     extends WriteBuilder
     with SupportsStreamingUpdateAsAppend {
   override def build(): Write = {
@@ -32,7 +31,7 @@ private[sparkkinesis] final class KinesisWriteBuilder(
       case assumed: AwsCredentialsConfig.AssumedRole => firstSession(assumed)
       case _ => ()
     }
-    KeysIgnoredCheck.check(config, kinesis.getOrElse(SharedKinesisApis.get(config.aws, ClientUse.Writing)))
+    KeysIgnoredCheck.check(config, SharedKinesisApis.get(config.aws, ClientUse.Writing))
     new KinesisWrite(config, columns, totals)
   }
 

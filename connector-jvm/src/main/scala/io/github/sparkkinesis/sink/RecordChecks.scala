@@ -20,9 +20,9 @@ private[sparkkinesis] object RecordChecks {
   /**
    * A record to send, or None for a row skipped because its data is null and the sink skips those.
    *
-   * @param recordLimit for a record of the given size, the largest record `stream` takes, and whether
-   *                    Kinesis said so (else it is the most Kinesis allows any stream); asked only of a record
-   *                    larger than 1 MiB
+   * @param recordLimit for a stream and a record of the given size, the largest record the stream takes, and
+   *                    whether Kinesis said so (else it is the most Kinesis allows any stream); asked only of
+   *                    a record larger than 1 MiB
    */
   def check(
       stream: String,
@@ -31,7 +31,7 @@ private[sparkkinesis] object RecordChecks {
       explicitHashKey: Option[String],
       nullData: NullDataPolicy,
       row: => String,
-      recordLimit: Long => (Long, Boolean)): Option[PutRecord] = {
+      recordLimit: (String, Long) => (Long, Boolean)): Option[PutRecord] = {
     if (partitionKey == null || partitionKey.isEmpty)
       throw badRecord(s"its partitionKey is ${if (partitionKey == null) "null" else "empty"}", row)
     if (partitionKey.length > MaxPartitionKeyChars)
@@ -56,7 +56,7 @@ private[sparkkinesis] object RecordChecks {
       val record = PutRecord(partitionKey, data, explicitHashKey)
       val size = RecordSender.sizeOf(record)
       if (size > StreamSummary.DefaultMaxRecordBytes) {
-        val (limit, described) = recordLimit(size)
+        val (limit, described) = recordLimit(stream, size)
         if (size > limit) {
           val whose =
             if (!described) s"Kinesis takes at most $limit bytes (10 MiB) per record"

@@ -13,18 +13,18 @@ import io.github.sparkkinesis.util.Backoff
 import io.github.sparkkinesis.util.Clock
 
 /**
- * Sends one writing task's records to Kinesis with PutRecords: packed per stream into requests of at most
- * 500 records and 5 MiB (a larger record goes in a request of its own: Kinesis takes requests of up to
- * 10 MiB, as large as its largest record), at most `maxInFlight` requests under way. What may succeed when sent again is
+ * Sends one writing task's records to Kinesis with PutRecords: packed per stream into requests of at most 500
+ * records and 5 MiB (a larger record goes in a request of its own: Kinesis takes requests of up to 10 MiB, as
+ * large as its largest record), at most `maxInFlight` requests under way. What may succeed when sent again is
  * sent again after a jittered, growing pause until `retryDeadlineMs` has passed since the request was first
  * sent: records Kinesis turns down (throttled, or an internal failure) and requests it throttles; then the
- * task fails with how many records were not written and why. While requests fail as a whole because
- * Kinesis cannot be reached or answers with 5xx errors (an outage, [[ApiFailures.outage]]), they are sent
- * again until `outageTimeoutMs`, logged as `health.KinesisHealth` does, then the task fails with
- * `KINESIS_UNAVAILABLE`. A request Kinesis refuses as such (a stream that does not exist, access denied,
- * a value it does not accept, a KMS key it cannot use) fails the task at once, with the error the source
- * gives for the same cause and the row it failed at. A record is never dropped without an error. Records
- * may be written twice when a request's answer is lost and it is sent again (delivery is at least once).
+ * task fails with how many records were not written and why. While requests fail as a whole because Kinesis
+ * cannot be reached or answers with 5xx errors (an outage, [[ApiFailures.outage]]), they are sent again until
+ * `outageTimeoutMs`, logged as `health.KinesisHealth` does, then the task fails with `KINESIS_UNAVAILABLE`. A
+ * request Kinesis refuses as such (a stream that does not exist, access denied, a value it does not accept, a
+ * KMS key it cannot use) fails the task at once, with the error the source gives for the same cause and the
+ * row it failed at. A record is never dropped without an error. Records may be written twice when a request's
+ * answer is lost and it is sent again (delivery is at least once).
  *
  * Used by one task's thread; the requests run on `requests`.
  *

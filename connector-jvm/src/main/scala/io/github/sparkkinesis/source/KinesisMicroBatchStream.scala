@@ -71,7 +71,7 @@ private[sparkkinesis] final class KinesisMicroBatchStream(
     created
   }
 
-  /** Under Trigger.AvailableNow: the run's start. */
+  /** Under Trigger.AvailableNow: the run's start, and the largest record each stream may hold. */
   @volatile private var availableNowCutoff = Option.empty[ArrivalCutoff]
 
   /** Whether this run's first offset has waited for the prefetcher's first answers. */

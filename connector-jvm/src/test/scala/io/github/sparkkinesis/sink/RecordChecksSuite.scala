@@ -11,7 +11,8 @@ class RecordChecksSuite extends AnyFunSuite {
   private val MiB = 1024 * 1024
 
   /** What a stream says of its largest record: 1 MiB, as every stream unless raised. */
-  private def limit(bytes: Long, described: Boolean = true): Long => (Long, Boolean) = _ => (bytes, described)
+  private def limit(bytes: Long, described: Boolean = true): (String, Long) => (Long, Boolean) =
+    (_, _) => (bytes, described)
   private val OneMiB = limit(MiB)
 
   private def check(
@@ -19,7 +20,7 @@ class RecordChecksSuite extends AnyFunSuite {
       data: Array[Byte],
       hashKey: Option[String] = None,
       nullData: NullDataPolicy = NullDataPolicy.Fail,
-      recordLimit: Long => (Long, Boolean) = OneMiB,
+      recordLimit: (String, Long) => (Long, Boolean) = OneMiB,
       row: String = "row 7") =
     RecordChecks.check("s", key, data, hashKey, nullData, row, recordLimit)
 
@@ -27,7 +28,7 @@ class RecordChecksSuite extends AnyFunSuite {
       key: String,
       data: Array[Byte],
       hashKey: Option[String] = None,
-      recordLimit: Long => (Long, Boolean) = OneMiB): String =
+      recordLimit: (String, Long) => (Long, Boolean) = OneMiB): String =
     intercept[IllegalArgumentException](check(key, data, hashKey, recordLimit = recordLimit)).getMessage
 
   private val bytes = "x".getBytes(UTF_8)
@@ -64,7 +65,7 @@ class RecordChecksSuite extends AnyFunSuite {
 
   test("a stream's raised limit is asked only for a record over 1 MiB, and holds up to 10 MiB") {
     var asked = Seq.empty[Long]
-    val tenMiB: Long => (Long, Boolean) = size => { asked :+= size; (10L * MiB, true) }
+    val tenMiB: (String, Long) => (Long, Boolean) = (_, size) => { asked :+= size; (10L * MiB, true) }
     assert(check("k", new Array[Byte](MiB - 1), recordLimit = tenMiB).isDefined)
     assert(asked.isEmpty, "a record of 1 MiB fits every stream")
     assert(check("k", new Array[Byte](10 * MiB - 1), recordLimit = tenMiB).isDefined)
