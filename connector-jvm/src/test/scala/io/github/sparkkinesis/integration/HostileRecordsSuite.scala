@@ -9,8 +9,8 @@ import io.github.sparkkinesis.bench.synthetic.{StreamSpec, SyntheticKinesis}
 import io.github.sparkkinesis.client.{ClientUse, KinesisApi, KinesisClientFactory, PutRecord}
 import io.github.sparkkinesis.kpl.{AggregatedRecords, UserRecord}
 import io.github.sparkkinesis.testing.SparkStreamingSuite
-import org.apache.spark.sql.{DataFrame, Row}
-import org.apache.spark.sql.streaming.{StreamingQuery, Trigger}
+import org.apache.spark.sql.streaming.StreamingQuery
+import org.apache.spark.sql.Row
 import org.scalatest.funsuite.AnyFunSuite
 
 /**
@@ -103,17 +103,8 @@ class HostileRecordsSuite extends AnyFunSuite with SparkStreamingSuite {
   test("an AvailableNow run and a batch read read every hostile record as rows, and end") {
     val stream = hostileStream()
     val collector = new BatchCollector
-    val query = spark.readStream
-      .format("kinesis")
-      .options(options(stream))
-      .load()
-      .writeStream
-      .option("checkpointLocation", newCheckpoint())
-      .trigger(Trigger.AvailableNow())
-      .foreachBatch((batch: DataFrame, id: Long) => collector.record(batch, id))
-      .start()
-    assert(query.awaitTermination(120000), "the AvailableNow run ended by itself")
-    assert(query.exception.isEmpty, query.exception)
+    val query =
+      collector.runAvailableNow(spark.readStream.format("kinesis").options(options(stream)).load(), newCheckpoint())
     assert(rowsOf(collector.rows) == expectedRows)
     assert(corruptCounted(query) == expectedCorrupt)
     assert(rowsOf(spark.read.format("kinesis").options(options(stream)).load().collect().toSeq) == expectedRows)

@@ -7,7 +7,6 @@ import java.security.MessageDigest
 import io.github.sparkkinesis.bench.synthetic.{StreamSpec, SyntheticKinesis}
 import io.github.sparkkinesis.testing.SparkStreamingSuite
 import org.apache.spark.sql.{DataFrame, Row, SparkSession}
-import org.apache.spark.sql.streaming.Trigger
 import org.scalatest.funsuite.AnyFunSuite
 import software.amazon.awssdk.services.kinesis.model.UpdateMaxRecordSizeRequest
 
@@ -118,17 +117,7 @@ class LargeRecordsSuite extends AnyFunSuite with SparkStreamingSuite {
     val stream = largeStream()
     write(stream, Records)
     val collector = new BatchCollector
-    val query = spark.readStream
-      .format("kinesis")
-      .options(source(stream))
-      .load()
-      .writeStream
-      .option("checkpointLocation", newCheckpoint())
-      .trigger(Trigger.AvailableNow())
-      .foreachBatch((batch: DataFrame, id: Long) => collector.record(batch, id))
-      .start()
-    assert(query.awaitTermination(120000), "the AvailableNow run ended by itself")
-    assert(query.exception.isEmpty, query.exception)
+    collector.runAvailableNow(spark.readStream.format("kinesis").options(source(stream)).load(), newCheckpoint())
     assertExactlyOnce(collector.rows)
   }
 

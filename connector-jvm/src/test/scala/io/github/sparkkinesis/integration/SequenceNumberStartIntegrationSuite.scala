@@ -2,8 +2,6 @@
 package io.github.sparkkinesis.integration
 
 import io.github.sparkkinesis.errors.KinesisIllegalArgumentException
-import org.apache.spark.sql.streaming.Trigger
-import org.apache.spark.sql.DataFrame
 import org.scalatest.funsuite.AnyFunSuite
 
 /**
@@ -57,13 +55,7 @@ class SequenceNumberStartIntegrationSuite extends AnyFunSuite with SourceIntegra
       wanted.size)
     assert(sorted(rows) == sorted(wanted), "enhanced fan-out")
     val availableNow = new BatchCollector
-    val query = read(stream)("initialPosition" -> option).writeStream
-      .option("checkpointLocation", newCheckpoint())
-      .trigger(Trigger.AvailableNow())
-      .foreachBatch((batch: DataFrame, id: Long) => availableNow.record(batch, id))
-      .start()
-    assert(query.awaitTermination(120000), "the AvailableNow run ended by itself")
-    assert(query.exception.isEmpty, query.exception)
+    availableNow.runAvailableNow(read(stream)("initialPosition" -> option), newCheckpoint())
     assert(sorted(seen(availableNow.rows)) == sorted(wanted), "Trigger.AvailableNow")
   }
 

@@ -9,7 +9,6 @@ import io.github.sparkkinesis.errors.KinesisIllegalArgumentException
 import io.github.sparkkinesis.kpl.{AggregatedRecords, UserRecord}
 import io.github.sparkkinesis.testing.{DelegatingKinesisApi, SqlUiMetrics}
 import org.apache.spark.sql.{DataFrame, Row, SparkSession}
-import org.apache.spark.sql.streaming.Trigger
 import org.scalatest.funsuite.AnyFunSuite
 
 /** Writes with the sink to a real Kinesis API (kinesis-local by default) and reads back with the source. */
@@ -30,13 +29,7 @@ class SinkIntegrationSuite extends AnyFunSuite with SourceIntegration {
   /** Everything in the stream, read with the source under Trigger.AvailableNow. */
   private def readBack(stream: String, options: (String, String)*): Seq[Row] = {
     val collector = new BatchCollector
-    val query = read(stream)(("initialPosition" -> "trim_horizon") +: options: _*).writeStream
-      .option("checkpointLocation", newCheckpoint())
-      .trigger(Trigger.AvailableNow())
-      .foreachBatch((batch: DataFrame, id: Long) => collector.record(batch, id))
-      .start()
-    assert(query.awaitTermination(120000), "the AvailableNow read ended by itself")
-    assert(query.exception.isEmpty, query.exception)
+    collector.runAvailableNow(read(stream)(("initialPosition" -> "trim_horizon") +: options: _*), newCheckpoint())
     collector.rows
   }
 

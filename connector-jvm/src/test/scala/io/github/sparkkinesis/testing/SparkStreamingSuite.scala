@@ -7,7 +7,7 @@ import java.util.concurrent.ConcurrentHashMap
 import scala.jdk.CollectionConverters._
 
 import org.apache.spark.sql.{DataFrame, Row, SparkSession}
-import org.apache.spark.sql.streaming.StreamingQuery
+import org.apache.spark.sql.streaming.{StreamingQuery, Trigger}
 import org.scalatest.{BeforeAndAfterAll, Suite}
 
 /** A local Spark session for a suite, and an idempotent sink that keeps each batch's rows by batch id. */
@@ -60,6 +60,21 @@ trait SparkStreamingSuite extends BeforeAndAfterAll { self: Suite =>
         .start()
 
     def record(batch: DataFrame, id: Long): Unit = batchRows.put(id, batch.collect().toSeq)
+
+    /**
+     * Runs `df` under Trigger.AvailableNow until it ends by itself (within two minutes), collecting its rows;
+     * fails if it does not end, or ends with an error. Returns the ended query, for its progress.
+     */
+    def runAvailableNow(df: DataFrame, checkpoint: String): StreamingQuery = {
+      val query = df.writeStream
+        .option("checkpointLocation", checkpoint)
+        .trigger(Trigger.AvailableNow())
+        .foreachBatch((batch: DataFrame, id: Long) => record(batch, id))
+        .start()
+      if (!query.awaitTermination(120000)) throw new AssertionError("the AvailableNow run did not end by itself")
+      query.exception.foreach(e => throw new AssertionError(s"the AvailableNow run failed: $e", e))
+      query
+    }
 
     def rows: Seq[Row] = batches.toSeq.sortBy(_._1).flatMap(_._2)
     def batches: Map[Long, Seq[Row]] = batchRows.asScala.toMap
