@@ -20,6 +20,7 @@ import software.amazon.awssdk.services.kinesis.model.{
   MergeShardsRequest,
   ScalingType,
   SplitShardRequest,
+  UpdateMaxRecordSizeRequest,
   UpdateShardCountRequest
 }
 import software.amazon.awssdk.services.kinesis.KinesisClient
@@ -45,6 +46,9 @@ trait KinesisAdminApi extends KinesisApi {
 
   /** Scales the stream uniformly and returns once it is ACTIVE again. */
   def updateShardCount(stream: String, shards: Int): Unit
+
+  /** Sets the largest record the stream takes (`MaxRecordSizeInKiB`, 1,024 to 10,240) and returns once it is ACTIVE. */
+  def updateMaxRecordSize(stream: String, kib: Int): Unit
 }
 
 object KinesisAdminApi {
@@ -106,6 +110,12 @@ object KinesisAdminApi {
     override def updateShardCount(stream: String, shards: Int): Unit = {
       val request = UpdateShardCountRequest.builder().streamName(stream).targetShardCount(shards)
       client.updateShardCount(request.scalingType(ScalingType.UNIFORM_SCALING).build())
+      awaitActive(stream)
+    }
+
+    override def updateMaxRecordSize(stream: String, kib: Int): Unit = {
+      val arn = api.describeStream(stream).arn
+      client.updateMaxRecordSize(UpdateMaxRecordSizeRequest.builder().streamARN(arn).maxRecordSizeInKiB(kib).build())
       awaitActive(stream)
     }
 

@@ -113,6 +113,15 @@ class SinkIntegrationSuite extends AnyFunSuite with SourceIntegration {
     } finally SharedKinesisApis.replace(awsConfig, ClientUse.Writing)(_ => original)
   }
 
+  test("a stream whose maximum record size is raised takes records over 1 MiB and gives them back", Integration) {
+    val stream = newStream(shards = 1)
+    admin.updateMaxRecordSize(stream, 10240)
+    val rows =
+      Seq(Written("large-a", "a" * (3 * 1024 * 1024)), Written("small", "s"), Written("large-b", "b" * 1500000))
+    frame(rows).write.format("kinesis").options(sinkOptions(Some(stream))).mode("append").save()
+    assert(written(readBack(stream)).sortBy(_.partitionKey) == rows.sortBy(_.partitionKey))
+  }
+
   test("with kplAggregation the sink writes aggregates the source reads back as the same rows", Integration) {
     val stream = newStream(shards = 2)
     val rows = rowsToWrite(2000, "aggregated")
