@@ -10,6 +10,8 @@ import java.util.concurrent.atomic.{AtomicInteger, AtomicLong}
 import scala.jdk.CollectionConverters._
 import scala.util.control.NonFatal
 
+import io.github.sparkkinesis.aws.{AwsConfig, AwsCredentialsConfig, Secret}
+import io.github.sparkkinesis.client.{ClientUse, KinesisApi, KinesisClientFactory}
 import io.netty.handler.codec.http.HttpHeaders
 import software.amazon.awssdk.auth.credentials.{AwsBasicCredentials, StaticCredentialsProvider}
 import software.amazon.awssdk.http.apache5.Apache5HttpClient
@@ -77,6 +79,12 @@ final class SyntheticKinesis private (pool: ExecutorService, consumerDelayMs: Lo
       .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create("bench", "bench")))
       .overrideConfiguration(o => o.retryStrategy(s => s.maxAttempts(1)))
       .build()
+
+  /** A client of the connector's own (as its tasks make one) for this endpoint, for `use`. The caller closes it. */
+  def connectorClient(use: ClientUse = ClientUse.Writing): KinesisApi =
+    KinesisClientFactory.create(
+      AwsConfig("us-east-1", Some(endpoint), AwsCredentialsConfig.StaticKeys("bench", new Secret("bench"), None)),
+      use)
 
   /**
    * A plain asynchronous AWS SDK client of this endpoint, for SubscribeToShard: HTTP/2 over Netty, as the

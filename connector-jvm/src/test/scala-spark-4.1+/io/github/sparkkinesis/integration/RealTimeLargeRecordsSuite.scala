@@ -6,9 +6,8 @@ import java.util.concurrent.ConcurrentHashMap
 
 import scala.jdk.CollectionConverters._
 
-import io.github.sparkkinesis.aws.{AwsConfig, AwsCredentialsConfig, Secret}
 import io.github.sparkkinesis.bench.synthetic.{StreamSpec, SyntheticKinesis}
-import io.github.sparkkinesis.client.{ClientUse, KinesisApi, KinesisClientFactory, PutRecord}
+import io.github.sparkkinesis.client.{KinesisApi, PutRecord}
 import io.github.sparkkinesis.kpl.AggregatedRecords
 import io.github.sparkkinesis.testing.SparkStreamingSuite
 import org.apache.spark.sql.{ForeachWriter, Row}
@@ -29,9 +28,7 @@ class RealTimeLargeRecordsSuite extends AnyFunSuite with SparkStreamingSuite {
   override protected def sparkMaster: String = "local[4]"
 
   private lazy val kinesis = SyntheticKinesis.start(threads = 4, consumerDelayMs = 200)
-  private lazy val writer: KinesisApi = KinesisClientFactory.create(
-    AwsConfig("us-east-1", Some(kinesis.endpoint), AwsCredentialsConfig.StaticKeys("bench", new Secret("bench"), None)),
-    ClientUse.Writing)
+  private lazy val writer: KinesisApi = kinesis.connectorClient()
 
   override protected def afterAll(): Unit =
     try super.afterAll()

@@ -3,9 +3,8 @@ package io.github.sparkkinesis.bench
 
 import java.nio.charset.StandardCharsets.UTF_8
 
-import io.github.sparkkinesis.aws.{AwsConfig, AwsCredentialsConfig, Secret}
 import io.github.sparkkinesis.bench.synthetic.{StreamSpec, SyntheticKinesis}
-import io.github.sparkkinesis.client.{ClientUse, KinesisApi, KinesisClientFactory, PutRecord}
+import io.github.sparkkinesis.client.{KinesisApi, PutRecord}
 import io.github.sparkkinesis.testing.SparkStreamingSuite
 import org.scalatest.funsuite.AnyFunSuite
 
@@ -17,9 +16,7 @@ import org.scalatest.funsuite.AnyFunSuite
 class SyntheticEfoQuerySuite extends AnyFunSuite with SparkStreamingSuite {
 
   private lazy val kinesis = SyntheticKinesis.start(threads = 8, consumerDelayMs = 200)
-  private lazy val writer: KinesisApi = KinesisClientFactory.create(
-    AwsConfig("us-east-1", Some(kinesis.endpoint), AwsCredentialsConfig.StaticKeys("bench", new Secret("bench"), None)),
-    ClientUse.Writing)
+  private lazy val writer: KinesisApi = kinesis.connectorClient()
 
   override protected def afterAll(): Unit =
     try super.afterAll()
