@@ -1,9 +1,13 @@
 # SPDX-License-Identifier: Apache-2.0
-"""The documentation's links: every relative link of README.md and of the Markdown under docs/ names a file
-that exists, and every #anchor names a heading of its file as GitHub makes anchors of headings. No Spark."""
+"""The documentation: every relative link of README.md and of the Markdown under docs/ (the MkDocs site's
+pages, whose links MkDocs resolves relative to the page as GitHub does) names a file that exists, and every
+#anchor names a heading of its file as GitHub makes anchors of headings (mkdocs.yml makes them the same
+way); a link to this repository's files on GitHub names a file that exists here; every ```python block
+parses; and the README's table of the options used most agrees with the generated reference. No Spark."""
 
 from __future__ import annotations
 
+import ast
 import re
 import urllib.parse
 from dataclasses import dataclass
@@ -22,6 +26,8 @@ REFERENCE_DEFINITION = re.compile(r"^\s{0,3}\[[^\]]+\]:\s*(<[^>]*>|\S+)")
 HTML_ANCHOR = re.compile(r"""<a\s[^>]*\b(?:name|id)\s*=\s*["']([^"']+)["']""", re.IGNORECASE)
 CODE_SPAN = re.compile(r"(`+)(?:(?!\1).)+?\1")
 SCHEME = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*:")
+# A link to a file or folder of this repository on GitHub, as the site's pages link what lies outside docs/.
+REPOSITORY_URL = re.compile(r"^https://github\.com/sparkkinesis/spark-kinesis/(?:blob|tree)/main/([^#?]+)")
 
 
 def documents() -> list[Path]:
@@ -113,7 +119,14 @@ def links(document: Path) -> list[Link]:
             targets.append(definition.group(1))
         for target in targets:
             target = target.strip("<>")
-            if target and not SCHEME.match(target) and not target.startswith("//"):
+            in_repository = REPOSITORY_URL.match(target)
+            if in_repository:
+                # Checked as a link from the repository's root to that path (its anchor, if any, too).
+                anchor = target.partition("#")[2]
+                found.append(
+                    Link(document, number, "/" + in_repository.group(1) + (f"#{anchor}" if anchor else ""))
+                )
+            elif target and not SCHEME.match(target) and not target.startswith("//"):
                 found.append(Link(document, number, target))
     return found
 
@@ -207,3 +220,79 @@ def test_a_missing_file_a_missing_heading_and_a_repeated_heading_are_told_apart(
     assert any("missing.md" in w for w in wrong)
     assert any("#nothing" in w for w in wrong)
     assert any("none.png" in w for w in wrong)
+
+
+def python_blocks(document: Path) -> list[tuple[int, str]]:
+    """The ```python blocks of a Markdown file: the line of each block's first line of code, and its code
+    (indented blocks, in a list item, taken out of their indentation)."""
+    blocks: list[tuple[int, str]] = []
+    lines = document.read_text(encoding="utf-8").splitlines()
+    index = 0
+    while index < len(lines):
+        opening = re.match(r"^(\s*)(`{3,})\s*python\s*$", lines[index])
+        index += 1
+        if not opening:
+            continue
+        indent, fence = opening.group(1), opening.group(2)
+        first, code = index + 1, []
+        while index < len(lines) and lines[index].strip() != fence:
+            line = lines[index]
+            code.append(line[len(indent) :] if line.startswith(indent) else line.lstrip())
+            index += 1
+        index += 1
+        blocks.append((first, "\n".join(code)))
+    return blocks
+
+
+def test_every_python_example_of_the_documentation_is_valid_python() -> None:
+    checked, wrong = 0, []
+    for document in documents():
+        for line, code in python_blocks(document):
+            checked += 1
+            try:
+                ast.parse(code, filename=str(document))
+            except SyntaxError as error:
+                shown = document.relative_to(ROOT)
+                wrong.append(
+                    f"{shown}:{line + (error.lineno or 1) - 1}: {error.msg} (the block at line {line})"
+                )
+    assert checked > 10, "the python blocks were found"
+    assert not wrong, "python blocks that do not parse:\n" + "\n".join(wrong)
+
+
+def test_python_blocks_are_found_with_their_lines(tmp_path: Path) -> None:
+    document = tmp_path / "doc.md"
+    document.write_text(
+        "text\n\n```python\nx = 1\n```\n\n- item\n\n  ```python\n  y = (\n  ```\n", encoding="utf-8"
+    )
+    assert python_blocks(document) == [(4, "x = 1"), (10, "y = (")]
+
+
+def option_rows(text: str) -> dict[str, str]:
+    """The rows of the option tables in a Markdown text: key to default ("" for none)."""
+    rows = re.findall(r"^\| `([^`]+)` \| ([^|]*) \|", text, re.MULTILINE)
+    return {key: default.strip().strip("`") for key, default in rows}
+
+
+def test_the_readmes_options_used_most_have_the_defaults_of_the_generated_reference() -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = readme[readme.index("## The options used most") :]
+    section = section[: section.index("\n## ", 1)]
+    used_most = option_rows(section)
+    reference = option_rows((ROOT / "docs" / "reference" / "options.md").read_text(encoding="utf-8"))
+    assert len(used_most) >= 8, used_most
+    for key, default in used_most.items():
+        assert key in reference, f"README's option {key} is not in docs/reference/options.md"
+        assert default == reference[key], (
+            f"README says {key} defaults to {default!r}, the reference {reference[key]!r}"
+        )
+
+
+def test_every_page_of_the_site_is_in_its_nav() -> None:
+    # MkDocs' strict build says so too (dev/docs); this says it without MkDocs.
+    config = (ROOT / "mkdocs.yml").read_text(encoding="utf-8")
+    named = set(re.findall(r":\s*\"?([\w./-]+\.md)\"?\s*$", config, re.MULTILINE))
+    pages = {p.relative_to(ROOT / "docs").as_posix() for p in (ROOT / "docs").rglob("*.md")}
+    assert pages == named, (
+        f"pages not in the nav: {sorted(pages - named)}; in the nav, not pages: {sorted(named - pages)}"
+    )

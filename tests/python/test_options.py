@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: Apache-2.0
 """The typed option builders, without Spark: the exact strings they give the JVM, what they refuse and how
-they say so, that secrets stay hidden, and that their keys and defaults are the README's generated tables;
-then, with Spark, that the JVM judges every value as they do."""
+they say so, that secrets stay hidden, and that their keys and defaults are the generated tables of
+docs/reference/options.md; then, with Spark, that the JVM judges every value as they do."""
 
 from __future__ import annotations
 
@@ -32,7 +32,7 @@ from pyspark_kinesis.options import (
 # The builders behave the same on every Spark line and Python: dev/test runs these on each.
 pytestmark = pytest.mark.line_smoke
 
-README = Path(__file__).resolve().parents[2] / "README.md"
+OPTIONS_PAGE = Path(__file__).resolve().parents[2] / "docs" / "reference" / "options.md"
 PDT = dt.timezone(dt.timedelta(hours=-7))
 
 AWS_FIELDS: dict[str, Any] = {
@@ -210,10 +210,10 @@ EVERY_SINK_OPTION = {
 }
 
 
-def readme_table(marker: str) -> dict[str, str]:
-    """The README's generated option table between `<!-- {marker}:start` and `<!-- {marker}:end -->`:
-    key to default ("" for none)."""
-    text = README.read_text(encoding="utf-8")
+def documented_table(marker: str) -> dict[str, str]:
+    """The generated option table of docs/reference/options.md between `<!-- {marker}:start` and
+    `<!-- {marker}:end -->`: key to default ("" for none)."""
+    text = OPTIONS_PAGE.read_text(encoding="utf-8")
     table = text[text.index(f"<!-- {marker}:start") : text.index(f"<!-- {marker}:end -->")]
     rows = re.findall(r"^\| `([^`]+)` \| (\S*) \|", table, re.MULTILINE)
     return {key: default.strip("`") if default != "required" else "" for key, default in rows}
@@ -861,17 +861,17 @@ def test_jvm_keys_cover_every_key_to_options_gives() -> None:
         assert len(builder.jvm_keys()) == len(dataclasses.fields(builder)) == len(set(builder.jvm_keys()))
 
 
-def test_keys_and_defaults_are_those_of_the_readme_tables_generated_from_the_jvm_registry() -> None:
-    source = readme_table("options")
+def test_keys_and_defaults_are_those_of_the_documented_tables_generated_from_the_jvm_registry() -> None:
+    source = documented_table("options")
     assert KinesisSourceOptions.jvm_defaults() == source
     shared = ["streamName", "streamARN", *(k for k in AWS_OPTIONS)]
     assert KinesisSinkOptions.jvm_defaults() == {
         **{k: source[k] for k in shared},
-        **readme_table("sink-options"),
+        **documented_table("sink-options"),
     }
     assert set(KinesisSourceOptions.jvm_keys()) == set(source)
     # A batch read: the source's options it takes (with the registry's defaults, a stream's), and its own.
-    batch_only = readme_table("batch-options")
+    batch_only = documented_table("batch-options")
     assert KinesisBatchReadOptions.jvm_defaults() == {
         **{k: v for k, v in source.items() if k not in STREAMING_ONLY_OPTIONS},
         **batch_only,

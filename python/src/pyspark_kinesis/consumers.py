@@ -36,7 +36,7 @@ class ConsumerInfo:
 class KinesisConsumerManager:
     """Lists, registers and deregisters a stream's enhanced fan-out consumers, through the connector's JVM
     manager on the session's driver: over py4j on a classic session, through the connector's server plugin on
-    a Spark Connect session (whose server must run it: see the README's "Spark Connect").
+    a Spark Connect session (whose server must run it: see the documentation's "Spark Connect" guide).
 
     :param spark: a session with the connector jar (see :func:`pyspark_kinesis.configure_spark_with_kinesis`),
         classic or Spark Connect

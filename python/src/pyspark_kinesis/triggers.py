@@ -35,7 +35,7 @@ def real_time(writer: DataStreamWriter, interval: str = "5 minutes") -> DataStre
         return writer
     instead = (
         "Use a processing-time trigger instead, with maxFetchDuration and minFetchPeriod lowered (see the "
-        "README's 'Low latency' tip)."
+        "'Low latency' tip of the documentation's guide to reading and tuning)."
     )
     if _connect.is_connect(writer):
         raise KinesisError(

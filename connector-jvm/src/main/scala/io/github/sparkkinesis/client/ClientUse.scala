@@ -4,7 +4,7 @@ package io.github.sparkkinesis.client
 /**
  * What a Kinesis client is for: reading (the source), writing (the sink) or managing consumers (the
  * consumer manager). Each has a client of its own, which calls only the IAM actions declared here: the
- * README's policies, the access-denied error and a test that records every call of the integration suites
+ * documented policies (docs/guides/credentials.md), the access-denied error and a test that records every call of the integration suites
  * all follow this list. The client's user agent ends with [[userAgent]], so that CloudTrail tells the
  * connector's calls apart by side.
  */

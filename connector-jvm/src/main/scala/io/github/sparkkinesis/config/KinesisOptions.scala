@@ -8,7 +8,7 @@ import io.github.sparkkinesis.config.OptionParsers._
 
 /**
  * Every option the connector accepts, declared once: key, default, documentation and parser. The typed
- * configurations, the README's option table and the Python builders all follow from this list.
+ * configurations, the option tables of docs/reference/options.md and the Python builders all follow from this list.
  * Names and defaults are those of the Databricks Kinesis source, so user code ports unchanged.
  */
 private[sparkkinesis] object KinesisOptions {
@@ -459,7 +459,7 @@ private[sparkkinesis] object KinesisOptions {
   private val byLowerKey: Map[String, OptionSpec[_]] =
     (all ++ batchReadOnly ++ sinkOnly ++ internal).map(s => s.lowerKey -> s).toMap
 
-  /** The README's option tables, generated from the declarations above (a test keeps the README in step). */
+  /** The option tables of docs/reference/options.md, generated from the declarations above (a test keeps the page in step). */
   def markdownTable: String = markdownTable(all)
 
   def sinkMarkdownTable: String = markdownTable(sinkOnly)

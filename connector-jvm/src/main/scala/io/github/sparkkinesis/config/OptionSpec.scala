@@ -8,7 +8,7 @@ import java.util.Locale
  *
  * @param key     the name users write; matched case-insensitively
  * @param default the default as documented, or None when the option has none
- * @param doc     one line for the README's option table
+ * @param doc     one line for the option table of docs/reference/options.md
  * @param example a good value, shown in error messages
  * @param secret  whether the value must never be shown again
  * @param parse   what the option accepts: turns the raw string into a value, or says what is wrong with it

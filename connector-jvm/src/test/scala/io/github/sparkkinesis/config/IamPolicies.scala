@@ -3,7 +3,7 @@ package io.github.sparkkinesis.config
 
 import io.github.sparkkinesis.client.ClientUse
 
-/** The README's IAM policies, one per side of the connector, generated from [[ClientUse]]'s actions. */
+/** The IAM policies of docs/guides/credentials.md, one per side of the connector, generated from [[ClientUse]]'s actions. */
 object IamPolicies {
 
   /** The policy that grants `use` its actions on one stream, as JSON (REGION, ACCOUNT, STREAM to fill in). */
@@ -42,9 +42,11 @@ object IamPolicies {
 
   private def heading(use: ClientUse): String = s"${use.title.capitalize}."
 
-  /** The actions each side's policy in `readme` grants, by the side's name. */
-  def documented(readme: String): Map[String, Set[String]] = {
-    val block = ReadmeTables.documented(readme, "iam-policies").getOrElse(sys.error("README.md has no IAM policies"))
+  /** The actions each side's policy in `page` (docs/guides/credentials.md) grants, by the side's name. */
+  def documented(page: String): Map[String, Set[String]] = {
+    val block = DocsTables
+      .documented(page, "iam-policies")
+      .getOrElse(sys.error(s"${DocsTables.CredentialsPage} has no IAM policies"))
     ClientUse.all.flatMap { use =>
       val at = block.indexOf(s"**${heading(use)}**")
       if (at < 0) None

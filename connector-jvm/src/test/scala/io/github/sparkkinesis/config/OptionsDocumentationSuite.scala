@@ -8,23 +8,23 @@ import org.scalatest.funsuite.AnyFunSuite
 
 class OptionsDocumentationSuite extends AnyFunSuite {
 
-  test("the README's option and error tables are the ones the declarations generate") {
-    val readme = ReadmeTables.readme(sys.props("kinesis.test.root"))
-    ReadmeTables.tables.foreach { case (marker, table) =>
+  test("the documentation's option, error and IAM policy tables are the ones the declarations generate") {
+    val root = sys.props("kinesis.test.root")
+    DocsTables.tables.foreach { case DocsTables.Table(marker, file, table) =>
       val documented =
-        ReadmeTables.documented(readme, marker).getOrElse(fail(s"README.md has no line ${ReadmeTables.start(marker)}"))
-      assert(
-        documented == table,
-        "run dev/sbt \"spark43_213/Test/runMain io.github.sparkkinesis.config.ReadmeTables\" to update README.md")
+        DocsTables
+          .documented(DocsTables.read(root, file), marker)
+          .getOrElse(fail(s"$file has no line ${DocsTables.start(marker)}"))
+      assert(documented == table, s"$file: ${DocsTables.Regenerate} to update it")
     }
   }
 
   test("the Python package's copy of the option registry is the one the declarations generate") {
     val root = sys.props("kinesis.test.root")
-    val file = new String(Files.readAllBytes(Paths.get(root, ReadmeTables.RegistryFile)), StandardCharsets.UTF_8)
+    val file = new String(Files.readAllBytes(Paths.get(root, DocsTables.RegistryFile)), StandardCharsets.UTF_8)
     assert(
       file == io.github.sparkkinesis.api.KinesisOptionsRegistry.json(),
-      "run dev/sbt \"spark43_213/Test/runMain io.github.sparkkinesis.config.ReadmeTables\" to update it"
+      s"${DocsTables.Regenerate} to update it"
     )
   }
 
@@ -50,18 +50,31 @@ class OptionsDocumentationSuite extends AnyFunSuite {
 }
 
 /**
- * Writes the Python package's option registry (from KinesisOptions) and the generated tables into README.md: the options (from KinesisOptions), the errors (from
- * error/kinesis-error-conditions.json) and the IAM policies (from ClientUse). `dev/sbt "spark43_213/Test/runMain <this> [repo root]"`.
+ * Writes the Python package's option registry (from KinesisOptions) and the generated tables into the
+ * documentation pages under docs/, each table into the one page that holds it: the options (from
+ * KinesisOptions) into docs/reference/options.md, the errors (from error/kinesis-error-conditions.json) into
+ * docs/reference/errors.md and the IAM policies (from ClientUse) into docs/guides/credentials.md.
+ * `dev/sbt "spark43_213/Test/runMain <this> [repo root]"`.
  */
-object ReadmeTables {
+object DocsTables {
 
-  /** Each table's marker in the README, and the table. */
-  val tables: Seq[(String, String)] = Seq(
-    "options" -> KinesisOptions.markdownTable,
-    "sink-options" -> KinesisOptions.sinkMarkdownTable,
-    "batch-options" -> KinesisOptions.batchReadMarkdownTable,
-    "errors" -> io.github.sparkkinesis.errors.ErrorTable.markdown,
-    "iam-policies" -> IamPolicies.markdown
+  /** A generated table: its marker, the page (from the repository's root) that holds it, and the table. */
+  final case class Table(marker: String, file: String, table: String)
+
+  val OptionsPage = "docs/reference/options.md"
+  val ErrorsPage = "docs/reference/errors.md"
+  val CredentialsPage = "docs/guides/credentials.md"
+
+  /** What a user runs to write the tables and the registry again. */
+  val Regenerate = "run dev/sbt \"spark43_213/Test/runMain io.github.sparkkinesis.config.DocsTables\""
+
+  /** Each table, with its marker and page. */
+  def tables: Seq[Table] = Seq(
+    Table("options", OptionsPage, KinesisOptions.markdownTable),
+    Table("sink-options", OptionsPage, KinesisOptions.sinkMarkdownTable),
+    Table("batch-options", OptionsPage, KinesisOptions.batchReadMarkdownTable),
+    Table("errors", ErrorsPage, io.github.sparkkinesis.errors.ErrorTable.markdown),
+    Table("iam-policies", CredentialsPage, IamPolicies.markdown)
   )
 
   private def origin(marker: String) = marker match {
@@ -74,13 +87,17 @@ object ReadmeTables {
     s"<!-- $marker:start (generated from ${origin(marker)}; OptionsDocumentationSuite checks it) -->\n"
   def end(marker: String): String = s"\n<!-- $marker:end -->"
 
-  def readme(root: String): String =
-    new String(Files.readAllBytes(Paths.get(root, "README.md")), StandardCharsets.UTF_8)
+  /** A page of the repository at `root`, as text. */
+  def read(root: String, file: String): String =
+    new String(Files.readAllBytes(Paths.get(root, file)), StandardCharsets.UTF_8)
 
-  def documented(readme: String, marker: String): Option[String] =
-    Some(readme.indexOf(start(marker)))
+  /** The page that holds the IAM policies, as text. */
+  def credentialsPage(root: String): String = read(root, CredentialsPage)
+
+  def documented(page: String, marker: String): Option[String] =
+    Some(page.indexOf(start(marker)))
       .filter(_ >= 0)
-      .map(i => readme.substring(i + start(marker).length, readme.indexOf(end(marker), i)))
+      .map(i => page.substring(i + start(marker).length, page.indexOf(end(marker), i)))
 
   /** The option registry the Python package checks its builders' values by. */
   val RegistryFile = "python/src/pyspark_kinesis/_options.json"
@@ -89,10 +106,12 @@ object ReadmeTables {
     val root = args.headOption.orElse(sys.props.get("kinesis.test.root")).getOrElse(".")
     val registry = io.github.sparkkinesis.api.KinesisOptionsRegistry.json()
     Files.write(Paths.get(root, RegistryFile), registry.getBytes(StandardCharsets.UTF_8))
-    val updated = tables.foldLeft(readme(root)) { case (text, (marker, table)) =>
-      val old = documented(text, marker).getOrElse(sys.error(s"README.md has no line ${start(marker)}"))
-      text.replace(start(marker) + old + end(marker), start(marker) + table + end(marker))
+    tables.groupBy(_.file).toSeq.sortBy(_._1).foreach { case (file, ofPage) =>
+      val updated = ofPage.foldLeft(read(root, file)) { case (text, Table(marker, _, table)) =>
+        val old = documented(text, marker).getOrElse(sys.error(s"$file has no line ${start(marker)}"))
+        text.replace(start(marker) + old + end(marker), start(marker) + table + end(marker))
+      }
+      Files.write(Paths.get(root, file), updated.getBytes(StandardCharsets.UTF_8))
     }
-    Files.write(Paths.get(root, "README.md"), updated.getBytes(StandardCharsets.UTF_8))
   }
 }

@@ -3,7 +3,7 @@ package io.github.sparkkinesis.errors
 
 import scala.jdk.CollectionConverters._
 
-/** The README's table of error conditions, generated from error/kinesis-error-conditions.json. */
+/** The table of error conditions of docs/reference/errors.md, generated from error/kinesis-error-conditions.json. */
 object ErrorTable {
 
   private val Parameter = "<([a-zA-Z]+)>".r

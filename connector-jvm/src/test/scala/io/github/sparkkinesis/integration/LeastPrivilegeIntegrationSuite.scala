@@ -4,12 +4,12 @@ package io.github.sparkkinesis.integration
 import scala.jdk.CollectionConverters._
 
 import io.github.sparkkinesis.api.KinesisConsumerManager
-import io.github.sparkkinesis.config.{IamPolicies, ReadmeTables}
+import io.github.sparkkinesis.config.{DocsTables, IamPolicies}
 import io.github.sparkkinesis.testing.RecordedKinesisCalls
 import org.scalatest.funsuite.AnyFunSuite
 
 /**
- * The README's IAM policies are exact: each side of the connector (source, sink, consumer manager) calls
+ * The IAM policies of docs/guides/credentials.md are exact: each side of the connector (source, sink, consumer manager) calls
  * every action its policy grants, on the paths that need them, and nothing else. The emulator enforces no
  * IAM, so the SDK's calls are recorded (testing/RecordedKinesisCalls); every integration suite checks the
  * "nothing else" half for its own calls when it ends, and this one both halves over every call of the JVM.
@@ -18,7 +18,7 @@ class LeastPrivilegeIntegrationSuite extends AnyFunSuite with SourceIntegration 
 
   private def values(prefix: String, n: Int): Seq[String] = (1 to n).map(i => s"$prefix$i")
 
-  test("each side calls exactly the Kinesis actions of its IAM policy in the README", Integration) {
+  test("each side calls exactly the Kinesis actions of its IAM policy in the documentation", Integration) {
     val stream = newStream(shards = 2)
     val written = values("a", 40)
     put(stream, written)
@@ -55,7 +55,7 @@ class LeastPrivilegeIntegrationSuite extends AnyFunSuite with SourceIntegration 
       manager.deregisterConsumer(stream, "least-privilege")
     } finally manager.close()
 
-    val granted = IamPolicies.documented(ReadmeTables.readme(sys.props("kinesis.test.root")))
+    val granted = IamPolicies.documented(DocsTables.credentialsPage(sys.props("kinesis.test.root")))
     val called = RecordedKinesisCalls.bySide()
     assert(called.keySet == granted.keySet, "every side, and no client of no side, called Kinesis")
     granted.foreach { case (side, actions) =>

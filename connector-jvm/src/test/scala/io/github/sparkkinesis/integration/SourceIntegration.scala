@@ -4,7 +4,7 @@ package io.github.sparkkinesis.integration
 import java.nio.charset.StandardCharsets.UTF_8
 
 import io.github.sparkkinesis.client.{PutRecord, PutResult}
-import io.github.sparkkinesis.config.{IamPolicies, ReadmeTables}
+import io.github.sparkkinesis.config.{DocsTables, IamPolicies}
 import io.github.sparkkinesis.testing.{KinesisEmulator, RecordedKinesisCalls, SparkStatus, SparkStreamingSuite}
 import io.github.sparkkinesis.testing.MemoryStreams._
 import org.apache.spark.sql.{DataFrame, Row, SparkSession}
@@ -27,9 +27,9 @@ trait SourceIntegration extends KinesisEmulator with SparkStreamingSuite { self:
   /** The calls recorded before this suite began: what other suites of the JVM called is theirs to answer for. */
   @volatile private var callsBefore = Map.empty[RecordedKinesisCalls.Call, Long]
 
-  /** Each side's Kinesis actions called since this suite began that its README policy does not grant. */
+  /** Each side's Kinesis actions called since this suite began that its documented IAM policy does not grant. */
   def beyondPolicies: Map[String, Set[String]] = {
-    val granted = IamPolicies.documented(ReadmeTables.readme(sys.props("kinesis.test.root")))
+    val granted = IamPolicies.documented(DocsTables.credentialsPage(sys.props("kinesis.test.root")))
     RecordedKinesisCalls
       .bySide(since = callsBefore)
       .map { case (side, actions) => side -> (actions -- granted.getOrElse(side, Set.empty)) }
@@ -42,9 +42,9 @@ trait SourceIntegration extends KinesisEmulator with SparkStreamingSuite { self:
     super.beforeAll()
   }
 
-  /** Every suite checks, when it is done, that the connector called nothing beyond the README's policies. */
+  /** Every suite checks, when it is done, that the connector called nothing beyond the documented IAM policies (docs/guides/credentials.md). */
   override protected def afterAll(): Unit =
-    try assert(beyondPolicies.isEmpty, "Kinesis actions the README's IAM policies do not grant, by side")
+    try assert(beyondPolicies.isEmpty, "Kinesis actions the documented IAM policies do not grant, by side")
     finally super.afterAll()
 
   /** Writes the values in order, 500 per call; each value's partition key is [[partitionKeyOf]] it. */
