@@ -246,7 +246,8 @@ def python_blocks(document: Path) -> list[tuple[int, str]]:
 
 def test_every_python_example_of_the_documentation_is_valid_python() -> None:
     checked, wrong = 0, []
-    for document in documents():
+    # The Python package's README too: it is the package's page on the package index.
+    for document in [*documents(), ROOT / "python" / "README.md"]:
         for line, code in python_blocks(document):
             checked += 1
             try:
