@@ -288,7 +288,11 @@ def python_problems(dist: Path, version: str, maven: str) -> list[str]:
     problems += [f"{wheel_name}: no {j}" for j in sorted(jars) if f"pyspark_kinesis/jars/{j}" not in names]
     problems += [
         f"{wheel_name}: no {n}"
-        for n in ("pyspark_kinesis/py.typed", "pyspark_kinesis/_options.json")
+        for n in (
+            "pyspark_kinesis/py.typed",
+            "pyspark_kinesis/_options.json",
+            "pyspark_kinesis/_error_conditions.json",
+        )
         if n not in names
     ]
     licences = {n.rsplit("/", 1)[-1] for n in names if n.startswith(f"{info}/")}

@@ -15,6 +15,7 @@ from typing import Any
 PRELUDE = """
 import json, sys
 import pyspark_kinesis
+from pyspark.errors import IllegalArgumentException, PySparkException
 from pyspark.sql import SparkSession
 
 
@@ -27,6 +28,8 @@ def described(e):
         "type": type(e).__name__,
         "kinesis": isinstance(e, pyspark_kinesis.KinesisError),
         "value_error": isinstance(e, ValueError),
+        "pyspark": isinstance(e, PySparkException),
+        "illegal_argument": isinstance(e, IllegalArgumentException),
         "condition": getattr(e, "condition", None),
         "message": str(e),
     }

@@ -278,7 +278,8 @@ def test_enhanced_fan_out_is_refused_in_a_batch_read(spark: SparkSession, kinesi
     ), error
     # The builder refuses it before the JVM is asked; polling, the default, is taken.
     with pytest.raises(
-        KinesisOptionError, match=r"^consumer_mode \(option consumerMode\) is <ConsumerMode.EFO"
+        KinesisOptionError,
+        match=r"^\[KINESIS_OPTION_INVALID\] consumer_mode \(option consumerMode\) is <ConsumerMode.EFO",
     ):
         KinesisBatchReadOptions(stream_names="s", **where(kinesis), consumer_mode=ConsumerMode.EFO)
     batch_read(spark, kinesis, "s", consumer_mode=ConsumerMode.POLLING)

@@ -59,6 +59,8 @@ def test_a_jar_added_with_add_artifacts_reads_a_stream(kinesis: Kinesis, stream:
 ERRORS_SCRIPT = """
 import json, sys
 import pyspark_kinesis
+from pyspark.errors import IllegalArgumentException
+from pyspark.errors.exceptions.connect import IllegalArgumentException as ConnectIllegalArgumentException
 from pyspark.sql import SparkSession
 
 jar, endpoint, region, stream = sys.argv[1:5]
@@ -79,9 +81,11 @@ except Exception as e:
         "raised": type(e).__name__,
         "kinesis": isinstance(e, pyspark_kinesis.KinesisError),
         "value_error": isinstance(e, ValueError),
-        "condition": getattr(e, "condition", None),
-        "sql_state": getattr(e, "sql_state", None),
-        "parameters": getattr(e, "message_parameters", None),
+        "illegal_argument": isinstance(e, IllegalArgumentException),
+        "connect_class": isinstance(e, ConnectIllegalArgumentException),
+        "condition": e.getCondition(),
+        "sql_state": e.getSqlState(),
+        "parameters": e.getMessageParameters(),
         "message": str(e),
     }
 print("RESULT", json.dumps(outcome))
@@ -103,7 +107,9 @@ def test_the_connectors_errors_reach_a_connect_client_as_kinesis_errors(
     assert results, ran.stdout[-2000:] + ran.stderr[-4000:]
     result = json.loads(results[0][len("RESULT ") :])
     assert result["raised"] == "KinesisOptionError", result
+    # The connector's class, and the class PySpark's Connect client gives a JVM IllegalArgumentException.
     assert result["kinesis"] and result["value_error"], result
+    assert result["illegal_argument"] and result["connect_class"], result
     assert result["condition"] == "KINESIS_OPTION_UNKNOWN", result
     assert result["sql_state"] == "42616", result
     assert result["parameters"] == {"key": "intialPosition", "suggestion": "initialPosition"}, result

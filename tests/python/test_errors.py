@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: Apache-2.0
-"""What a user sees when something is wrong: errors at ``load()`` and ``save()`` as the connector's Python
-classes with one-line messages, the save modes a batch write takes, and a failed query's cause. The Spark
-tests run on every line (``line_smoke``): how Spark hands these to the connector differs between lines.
+"""What a user sees when something is wrong: errors at ``load()`` and ``save()`` as PySpark exceptions that
+are also the connector's Python classes, with one-line messages; the save modes a batch write takes; a failed
+query's cause. The Spark tests run on every line (``line_smoke``): how Spark and PySpark hand these over
+differs between lines.
 """
 
 from __future__ import annotations
@@ -12,7 +13,8 @@ from pathlib import Path
 
 import pytest
 from conftest import ROOT, Kinesis
-from pyspark.errors import StreamingQueryException
+from pyspark.errors import IllegalArgumentException, PySparkException, StreamingQueryException
+from pyspark.errors.exceptions import captured
 from pyspark.sql import SparkSession
 from pyspark_kinesis import (
     KinesisCheckpointError,
@@ -22,7 +24,7 @@ from pyspark_kinesis import (
     KinesisWriteError,
     kinesis_cause,
 )
-from pyspark_kinesis.errors import _BY_CONDITION, error_class
+from pyspark_kinesis.errors import _BY_CONDITION, error_class, install_exception_conversion
 from test_end_to_end import BatchCollector, poll, put, read
 
 CONDITIONS = ROOT / "connector-jvm" / "src" / "main" / "resources" / "error" / "kinesis-error-conditions.json"
@@ -34,7 +36,10 @@ def test_every_jvm_condition_has_its_python_class_and_no_other() -> None:
     assert error_class("KINESIS_STREAM_NOT_FOUND.WRITE") is KinesisStreamNotFoundError
     assert error_class("KINESIS_BAD_RECORD") is KinesisWriteError
     assert error_class("SOMETHING_ELSE") is KinesisError
-    assert issubclass(KinesisOptionError, ValueError)
+    assert issubclass(KinesisOptionError, ValueError) and issubclass(
+        KinesisOptionError, IllegalArgumentException
+    )
+    assert issubclass(KinesisError, PySparkException)
 
 
 @pytest.mark.line_smoke
@@ -47,6 +52,13 @@ def test_load_refuses_a_missing_stream_a_typo_and_a_bad_value_at_once(
     assert missing.value.getCondition() == "KINESIS_OPTION_MISSING" and missing.value.sql_state == "42616"
     assert missing.value.java_exception is not None
     assert "\n" not in str(missing.value), "one line, no Py4J trace"
+    # PySpark's own exception for a JVM IllegalArgumentException, as code that knows nothing of the
+    # connector catches it, with Spark's accessors.
+    assert isinstance(missing.value, captured.IllegalArgumentException)
+    assert isinstance(missing.value, IllegalArgumentException) and isinstance(missing.value, PySparkException)
+    assert missing.value.getMessageParameters()["key"] == "streamName"
+    assert missing.value.getSqlState() == "42616"
+    assert type(missing.value).__name__ == "KinesisOptionError"
 
     with pytest.raises(KinesisOptionError) as typo:
         read(spark, kinesis.options("s", intialPosition="trim_horizon"))
@@ -98,6 +110,40 @@ def test_a_write_that_cannot_succeed_fails_at_once_as_one_typed_error_naming_the
     )
     assert "at row 1 of partition 0" in message and "partitionKey 'k1'" in message, message
     assert "\n" not in message, "one line, no Py4J trace"
+    # A JVM class PySpark has no class for: PySpark's CapturedException of the connector's exception.
+    assert isinstance(missing.value, captured.CapturedException), type(missing.value).__mro__
+    assert missing.value.getCondition() == "KINESIS_STREAM_NOT_FOUND.WRITE"
+    assert missing.value.getMessageParameters()["stream"] == "no-such-stream"
+
+
+@pytest.mark.line_smoke
+def test_the_conversion_is_installed_once_and_calls_what_was_there_before(spark: SparkSession) -> None:
+    installed = captured.convert_exception
+    assert installed._kinesis_wrapped  # type: ignore[attr-defined]
+    install_exception_conversion()
+    assert captured.convert_exception is installed, "installing again wraps nothing more"
+
+    # Another library's wrapper, put there after this package: installing again wraps it in turn, and a JVM
+    # error that is not the connector's goes through it unchanged.
+    seen: list[object] = []
+
+    def other_library(e: object) -> object:
+        seen.append(e)
+        return installed(e)
+
+    captured.convert_exception = other_library
+    try:
+        install_exception_conversion()
+        assert captured.convert_exception.__wrapped__ is other_library  # type: ignore[attr-defined]
+        jvm = spark.sparkContext._jvm
+        assert jvm is not None
+        unrelated = jvm.java.lang.IllegalArgumentException("not the connector's")
+        converted = captured.convert_exception(unrelated)
+        assert seen == [unrelated]
+        assert type(converted) is captured.IllegalArgumentException, type(converted)
+        assert not isinstance(converted, KinesisError)
+    finally:
+        captured.convert_exception = installed
 
 
 def _read_one_record_then_stop(spark: SparkSession, kinesis: Kinesis, stream: str, checkpoint: Path) -> None:

@@ -378,7 +378,7 @@ def test_max_partitions_is_sent_as_maxpartitions_and_not_with_shards_per_task() 
     with pytest.raises(KinesisOptionError) as refused:
         KinesisSourceOptions(stream_names="s", max_partitions=8, shards_per_task=5)
     assert str(refused.value).startswith(
-        "max_partitions (option maxPartitions) is 8: it cannot be given with"
+        "[KINESIS_OPTION_INVALID] max_partitions (option maxPartitions) is 8: it cannot be given with"
     )
     with pytest.raises(KinesisOptionError):
         KinesisSourceOptions(stream_names="s", max_partitions=0)
@@ -396,7 +396,8 @@ def test_a_naive_datetime_is_refused_rather_than_guessed() -> None:
     with pytest.raises(ValueError) as refused:
         KinesisSourceOptions(stream_names="s", initial_position=dt.datetime(2020, 6, 25, 17, 23, 45))
     assert str(refused.value).startswith(
-        "initial_position (option initialPosition) is datetime.datetime(2020, 6, 25, 17, 23, 45): "
+        "[KINESIS_OPTION_INVALID] initial_position (option initialPosition) is "
+        "datetime.datetime(2020, 6, 25, 17, 23, 45): "
         "a datetime without a time zone is ambiguous"
     )
 
@@ -615,7 +616,9 @@ def test_a_bad_initial_position_is_refused_naming_field_option_value_and_what_is
     for builder in (KinesisSourceOptions, KinesisBatchReadOptions):
         with pytest.raises(KinesisOptionError) as refused:
             builder(stream_names="s", initial_position=value)
-        assert str(refused.value).startswith(f"initial_position (option initialPosition) is {value!r}: ")
+        assert str(refused.value).startswith(
+            f"[KINESIS_OPTION_INVALID] initial_position (option initialPosition) is {value!r}: "
+        )
         assert accepted in str(refused.value), refused.value
 
 
@@ -625,7 +628,9 @@ def test_a_bad_source_value_is_refused_naming_field_option_value_and_what_is_acc
 ) -> None:
     with pytest.raises(KinesisOptionError) as refused:
         KinesisSourceOptions(**{"stream_names": "a,b", **fields})
-    assert str(refused.value).startswith(f"{name} (option {option}) is {fields[name]!r}: "), refused.value
+    assert str(refused.value).startswith(
+        f"[KINESIS_OPTION_INVALID] {name} (option {option}) is {fields[name]!r}: "
+    ), refused.value
     assert accepted in str(refused.value), refused.value
 
 
@@ -710,7 +715,9 @@ def test_a_bad_batch_read_value_is_refused_naming_field_option_value_and_what_is
 ) -> None:
     with pytest.raises(KinesisOptionError) as refused:
         KinesisBatchReadOptions(**{"stream_names": "a,b", **fields})
-    assert str(refused.value).startswith(f"{name} (option {option}) is {fields[name]!r}: "), refused.value
+    assert str(refused.value).startswith(
+        f"[KINESIS_OPTION_INVALID] {name} (option {option}) is {fields[name]!r}: "
+    ), refused.value
     assert accepted in str(refused.value), refused.value
 
 
@@ -750,7 +757,9 @@ def test_a_bad_sink_value_is_refused_naming_field_option_value_and_what_is_accep
 ) -> None:
     with pytest.raises(KinesisOptionError) as refused:
         KinesisSinkOptions(**fields)
-    assert str(refused.value).startswith(f"{name} (option {option}) is {fields[name]!r}: "), refused.value
+    assert str(refused.value).startswith(
+        f"[KINESIS_OPTION_INVALID] {name} (option {option}) is {fields[name]!r}: "
+    ), refused.value
     assert accepted in str(refused.value), refused.value
 
 
@@ -783,7 +792,7 @@ def test_streams_are_named_by_arn_and_read_through_registered_consumers() -> Non
             registered_consumer_id_type=ConsumerIdType.ARN,
         )
     for other, value in (("consumer_name", "mine"), ("require_consumer_deregistration", True)):
-        with pytest.raises(KinesisOptionError, match=f"^{other} "):
+        with pytest.raises(KinesisOptionError, match=rf"^\[KINESIS_OPTION_INVALID\] {other} "):
             KinesisSourceOptions(**efo, registered_consumer_id="admin", **{other: value})
 
 
@@ -814,7 +823,9 @@ def test_secrets_stay_out_of_repr_and_of_every_error_message() -> None:
         for bad in ("", "   ", 12345, ["secret-value-2"]):
             with pytest.raises(KinesisOptionError) as refused:
                 KinesisSourceOptions(stream_names="a", **{secret: bad})
-            assert str(refused.value).startswith(f"{secret} (option ") and " is *****: " in str(refused.value)
+            assert str(refused.value).startswith(
+                f"[KINESIS_OPTION_INVALID] {secret} (option "
+            ) and " is *****: " in str(refused.value)
             assert "12345" not in str(refused.value) and "secret-value-2" not in str(refused.value)
     with pytest.raises(KinesisOptionError) as other:
         KinesisSinkOptions(

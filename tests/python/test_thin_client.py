@@ -159,6 +159,7 @@ def test_a_thin_client_with_only_pyspark_client_and_the_wheel_reads_writes_and_m
     misspelt = result["misspelt"].get("raised")
     assert misspelt is not None, result["misspelt"]
     assert misspelt["type"] == "KinesisOptionError" and misspelt["value_error"], misspelt
+    assert misspelt["pyspark"] and misspelt["illegal_argument"], misspelt
     assert misspelt["condition"] == "KINESIS_OPTION_UNKNOWN", misspelt
     assert misspelt["message"].startswith(
         "[KINESIS_OPTION_UNKNOWN] The Kinesis connector has no option 'intialPosition'; did you mean "

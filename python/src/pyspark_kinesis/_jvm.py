@@ -13,7 +13,7 @@ from typing import Any, TypeVar
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql.streaming.readwriter import DataStreamWriter
 
-from pyspark_kinesis.errors import KinesisError, KinesisOptionError, from_java
+from pyspark_kinesis.errors import KinesisError
 
 T = TypeVar("T")
 
@@ -25,19 +25,28 @@ def connector(spark: SparkSession, name: str) -> Any:
 
     :raises KinesisError: if the connector jar is not on the session
     """
-    gateway = spark._jvm
-    target: Any = gateway
-    for part in f"{_PACKAGE}.{name}".split("."):
-        target = getattr(target, part)
-    from py4j.java_gateway import JavaClass, JavaPackage
-
-    if isinstance(target, JavaPackage) or not isinstance(target, JavaClass):
+    target = _connector_class(spark._jvm, name)
+    if target is None:
         raise KinesisError(
             f"The Kinesis connector's JVM class {_PACKAGE}.{name} is not on this Spark session: build the "
             "session with pyspark_kinesis.configure_spark_with_kinesis(SparkSession.builder), or put the "
             "connector jar on spark.jars."
         )
     return target
+
+
+def has_connector(jvm: Any) -> bool:
+    """Whether the connector's classes are on the driver of the JVM behind a Py4J gateway view ``jvm``."""
+    return _connector_class(jvm, "api.KinesisOptionsRegistry") is not None
+
+
+def _connector_class(jvm: Any, name: str) -> Any:
+    from py4j.java_gateway import JavaClass
+
+    target: Any = jvm
+    for part in f"{_PACKAGE}.{name}".split("."):
+        target = getattr(target, part)
+    return target if isinstance(target, JavaClass) else None
 
 
 def builder_option(builder: SparkSession.Builder, key: str) -> str | None:
@@ -77,35 +86,16 @@ def java_map(values: Mapping[str, str]) -> dict[str, str]:
 
 
 def call(body: Callable[[], T]) -> T:
-    """Runs a call into the JVM; an error of the connector becomes the matching :class:`KinesisError`.
-
-    PySpark converts some JVM exceptions (IllegalArgumentException among them) into its own captured
-    exceptions before they get here, and leaves the others as Py4J raised them; the connector's error is
-    looked for in either's JVM cause chain. Any other JVM error becomes a :class:`KinesisError` with its
-    message.
-    """
+    """Runs a call into the JVM as PySpark runs its own: an error of the connector becomes its
+    :class:`KinesisError` (a PySpark exception, see :mod:`pyspark_kinesis.errors`), any other JVM error the
+    exception PySpark makes of it (or, for a JVM class PySpark has none for, Py4J's own)."""
     from py4j.protocol import Py4JJavaError
-    from pyspark.errors.exceptions.captured import CapturedException
+    from pyspark.errors.exceptions import captured
 
     try:
         return body()
-    except KinesisError:
-        raise
     except Py4JJavaError as e:
-        raise _translated(e.java_exception) from None
-    except CapturedException as e:
-        origin = e._origin
-        if origin is None:
+        converted = captured.convert_exception(e.java_exception)
+        if isinstance(converted, captured.UnknownException):
             raise
-        raise _translated(origin) from None
-
-
-def _translated(java_exception: Any) -> KinesisError:
-    found = from_java(java_exception)
-    if found is not None:
-        return found
-    name = str(java_exception.getClass().getName())
-    message = str(java_exception.getMessage())
-    if name == "java.lang.IllegalArgumentException":
-        return KinesisOptionError(message)
-    return KinesisError(message)
+        raise converted from None

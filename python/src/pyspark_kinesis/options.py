@@ -709,7 +709,10 @@ class _KinesisOptions:
         """The error for the field ``name``: field, JVM option, value (unless secret) and ``reason``."""
         spec = _spec(self.__dataclass_fields__[name])
         shown = "*****" if spec.secret else repr(getattr(self, name))
-        return KinesisOptionError(f"{name} (option {spec.key}) is {shown}: {reason}")
+        return KinesisOptionError(
+            f"{name} (option {spec.key}) is {shown}: {reason}",
+            message_parameters={"key": spec.key, "value": shown, "problem": reason},
+        )
 
     def _set_fields(self) -> Iterator[tuple[str, _Spec, Any]]:
         for f in fields(self):

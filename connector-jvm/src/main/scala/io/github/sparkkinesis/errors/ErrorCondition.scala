@@ -9,62 +9,91 @@ import scala.collection.mutable
  * the message) match as their condition. Its wording and SQLSTATE live in the JSON;
  * [[KinesisErrors]] makes the errors.
  */
-private[sparkkinesis] final class ErrorCondition private (val name: String) {
+private[sparkkinesis] final class ErrorCondition private (val name: String, val family: ErrorCondition.Family) {
   override def toString: String = name
 }
 
 private[sparkkinesis] object ErrorCondition {
 
+  /**
+   * What kind of trouble a condition is, for code that handles errors by kind rather than one by one: each
+   * family is one Python exception class of the PySpark package (`pyspark_kinesis.errors`), which reads it
+   * from the table generated from these declarations (`_error_conditions.json`).
+   */
+  final class Family private[ErrorCondition] (val pythonClass: String)
+
+  object Family {
+
+    /** An option, argument or DataFrame the connector refuses before it calls Kinesis. */
+    val Option = new Family("KinesisOptionError")
+    val AccessDenied = new Family("KinesisAccessDeniedError")
+    val Credentials = new Family("KinesisCredentialsError")
+    val StreamNotFound = new Family("KinesisStreamNotFoundError")
+    val ConsumerNotFound = new Family("KinesisConsumerNotFoundError")
+
+    /** Kinesis out of reach, or failing, for longer than the query waits. */
+    val Unavailable = new Family("KinesisUnavailableError")
+    val DataLoss = new Family("KinesisDataLossError")
+
+    /** A checkpoint or offset the query cannot go on from. */
+    val Checkpoint = new Family("KinesisCheckpointError")
+    val Write = new Family("KinesisWriteError")
+
+    /** Anything else: the connector's base class. */
+    val Other = new Family("KinesisError")
+  }
+
   private val declared = mutable.ArrayBuffer.empty[ErrorCondition]
 
-  private def declare(name: String): ErrorCondition = {
-    val condition = new ErrorCondition(name)
+  private def declare(name: String, family: Family): ErrorCondition = {
+    val condition = new ErrorCondition(name, family)
     declared += condition
     condition
   }
 
-  val AccessDenied: ErrorCondition = declare("KINESIS_ACCESS_DENIED")
-  val BadRecord: ErrorCondition = declare("KINESIS_BAD_RECORD")
-  val CallFailed: ErrorCondition = declare("KINESIS_CALL_FAILED")
-  val CheckpointForeign: ErrorCondition = declare("KINESIS_CHECKPOINT_FOREIGN")
-  val CheckpointOtherStreams: ErrorCondition = declare("KINESIS_CHECKPOINT_OTHER_STREAMS")
-  val CheckpointUnreadable: ErrorCondition = declare("KINESIS_CHECKPOINT_UNREADABLE")
-  val ConnectCallUnreadable: ErrorCondition = declare("KINESIS_CONNECT_CALL_UNREADABLE")
-  val ConsumerNameInvalid: ErrorCondition = declare("KINESIS_CONSUMER_NAME_INVALID")
-  val ConsumerNotActive: ErrorCondition = declare("KINESIS_CONSUMER_NOT_ACTIVE")
-  val ConsumerNotFound: ErrorCondition = declare("KINESIS_CONSUMER_NOT_FOUND")
-  val CredentialsUnavailable: ErrorCondition = declare("KINESIS_CREDENTIALS_UNAVAILABLE")
-  val CredentialsUnreachable: ErrorCondition = declare("KINESIS_CREDENTIALS_UNREACHABLE")
-  val DataLoss: ErrorCondition = declare("KINESIS_DATA_LOSS")
-  val EndpointUnreachable: ErrorCondition = declare("KINESIS_ENDPOINT_UNREACHABLE")
-  val OffsetInvalid: ErrorCondition = declare("KINESIS_OFFSET_INVALID")
-  val OptionsConflict: ErrorCondition = declare("KINESIS_OPTIONS_CONFLICT")
-  val OptionsIncomplete: ErrorCondition = declare("KINESIS_OPTIONS_INCOMPLETE")
-  val OptionInvalid: ErrorCondition = declare("KINESIS_OPTION_INVALID")
-  val OptionMissing: ErrorCondition = declare("KINESIS_OPTION_MISSING")
-  val OptionUnknown: ErrorCondition = declare("KINESIS_OPTION_UNKNOWN")
-  val OptionNotInRealTimeMode: ErrorCondition = declare("KINESIS_OPTION_NOT_IN_REAL_TIME_MODE")
-  val OptionNotInBatchRead: ErrorCondition = declare("KINESIS_OPTION_NOT_IN_BATCH_READ")
-  val OptionBatchReadOnly: ErrorCondition = declare("KINESIS_OPTION_BATCH_READ_ONLY")
-  val PrefetchBroken: ErrorCondition = declare("KINESIS_PREFETCH_BROKEN")
-  val PrefetchFailed: ErrorCondition = declare("KINESIS_PREFETCH_FAILED")
-  val RangeIncomplete: ErrorCondition = declare("KINESIS_RANGE_INCOMPLETE")
-  val RegionUnknown: ErrorCondition = declare("KINESIS_REGION_UNKNOWN")
-  val RegisteredConsumerUnusable: ErrorCondition = declare("KINESIS_REGISTERED_CONSUMER_UNUSABLE")
-  val RequestRejected: ErrorCondition = declare("KINESIS_REQUEST_REJECTED")
-  val SaveModeUnsupported: ErrorCondition = declare("KINESIS_SAVE_MODE_UNSUPPORTED")
-  val SchemaFixed: ErrorCondition = declare("KINESIS_SCHEMA_FIXED")
-  val SinkColumns: ErrorCondition = declare("KINESIS_SINK_COLUMNS")
-  val SinkStreamUnset: ErrorCondition = declare("KINESIS_SINK_STREAM_UNSET")
-  val StartNotInShard: ErrorCondition = declare("KINESIS_START_NOT_IN_SHARD")
-  val StreamNotFound: ErrorCondition = declare("KINESIS_STREAM_NOT_FOUND")
-  val StreamRecreated: ErrorCondition = declare("KINESIS_STREAM_RECREATED")
-  val Unavailable: ErrorCondition = declare("KINESIS_UNAVAILABLE")
-  val V1SourceUnsupported: ErrorCondition = declare("KINESIS_V1_SOURCE_UNSUPPORTED")
-  val WriteFailed: ErrorCondition = declare("KINESIS_WRITE_FAILED")
+  val AccessDenied: ErrorCondition = declare("KINESIS_ACCESS_DENIED", Family.AccessDenied)
+  val BadRecord: ErrorCondition = declare("KINESIS_BAD_RECORD", Family.Write)
+  val CallFailed: ErrorCondition = declare("KINESIS_CALL_FAILED", Family.Unavailable)
+  val CheckpointForeign: ErrorCondition = declare("KINESIS_CHECKPOINT_FOREIGN", Family.Checkpoint)
+  val CheckpointOtherStreams: ErrorCondition = declare("KINESIS_CHECKPOINT_OTHER_STREAMS", Family.Checkpoint)
+  val CheckpointUnreadable: ErrorCondition = declare("KINESIS_CHECKPOINT_UNREADABLE", Family.Checkpoint)
+  val ConnectCallUnreadable: ErrorCondition = declare("KINESIS_CONNECT_CALL_UNREADABLE", Family.Other)
+  val ConsumerNameInvalid: ErrorCondition = declare("KINESIS_CONSUMER_NAME_INVALID", Family.Option)
+  val ConsumerNotActive: ErrorCondition = declare("KINESIS_CONSUMER_NOT_ACTIVE", Family.Other)
+  val ConsumerNotFound: ErrorCondition = declare("KINESIS_CONSUMER_NOT_FOUND", Family.ConsumerNotFound)
+  val CredentialsUnavailable: ErrorCondition = declare("KINESIS_CREDENTIALS_UNAVAILABLE", Family.Credentials)
+  val CredentialsUnreachable: ErrorCondition = declare("KINESIS_CREDENTIALS_UNREACHABLE", Family.Credentials)
+  val DataLoss: ErrorCondition = declare("KINESIS_DATA_LOSS", Family.DataLoss)
+  val EndpointUnreachable: ErrorCondition = declare("KINESIS_ENDPOINT_UNREACHABLE", Family.Unavailable)
+  val OffsetInvalid: ErrorCondition = declare("KINESIS_OFFSET_INVALID", Family.Checkpoint)
+  val OptionsConflict: ErrorCondition = declare("KINESIS_OPTIONS_CONFLICT", Family.Option)
+  val OptionsIncomplete: ErrorCondition = declare("KINESIS_OPTIONS_INCOMPLETE", Family.Option)
+  val OptionInvalid: ErrorCondition = declare("KINESIS_OPTION_INVALID", Family.Option)
+  val OptionMissing: ErrorCondition = declare("KINESIS_OPTION_MISSING", Family.Option)
+  val OptionUnknown: ErrorCondition = declare("KINESIS_OPTION_UNKNOWN", Family.Option)
+  val OptionNotInRealTimeMode: ErrorCondition = declare("KINESIS_OPTION_NOT_IN_REAL_TIME_MODE", Family.Option)
+  val OptionNotInBatchRead: ErrorCondition = declare("KINESIS_OPTION_NOT_IN_BATCH_READ", Family.Option)
+  val OptionBatchReadOnly: ErrorCondition = declare("KINESIS_OPTION_BATCH_READ_ONLY", Family.Option)
+  val PrefetchBroken: ErrorCondition = declare("KINESIS_PREFETCH_BROKEN", Family.Other)
+  val PrefetchFailed: ErrorCondition = declare("KINESIS_PREFETCH_FAILED", Family.Unavailable)
+  val RangeIncomplete: ErrorCondition = declare("KINESIS_RANGE_INCOMPLETE", Family.DataLoss)
+  val RegionUnknown: ErrorCondition = declare("KINESIS_REGION_UNKNOWN", Family.Option)
+  val RegisteredConsumerUnusable: ErrorCondition =
+    declare("KINESIS_REGISTERED_CONSUMER_UNUSABLE", Family.ConsumerNotFound)
+  val RequestRejected: ErrorCondition = declare("KINESIS_REQUEST_REJECTED", Family.Other)
+  val SaveModeUnsupported: ErrorCondition = declare("KINESIS_SAVE_MODE_UNSUPPORTED", Family.Option)
+  val SchemaFixed: ErrorCondition = declare("KINESIS_SCHEMA_FIXED", Family.Option)
+  val SinkColumns: ErrorCondition = declare("KINESIS_SINK_COLUMNS", Family.Option)
+  val SinkStreamUnset: ErrorCondition = declare("KINESIS_SINK_STREAM_UNSET", Family.Option)
+  val StartNotInShard: ErrorCondition = declare("KINESIS_START_NOT_IN_SHARD", Family.Option)
+  val StreamNotFound: ErrorCondition = declare("KINESIS_STREAM_NOT_FOUND", Family.StreamNotFound)
+  val StreamRecreated: ErrorCondition = declare("KINESIS_STREAM_RECREATED", Family.Checkpoint)
+  val Unavailable: ErrorCondition = declare("KINESIS_UNAVAILABLE", Family.Unavailable)
+  val V1SourceUnsupported: ErrorCondition = declare("KINESIS_V1_SOURCE_UNSUPPORTED", Family.Other)
+  val WriteFailed: ErrorCondition = declare("KINESIS_WRITE_FAILED", Family.Write)
 
   /** Raised by the Java front (`SparkLineCheck`) before any Scala class loads; named here for completeness. */
-  val WrongSparkLine: ErrorCondition = declare("KINESIS_WRONG_SPARK_LINE")
+  val WrongSparkLine: ErrorCondition = declare("KINESIS_WRONG_SPARK_LINE", Family.Other)
 
   /** Every condition, as the JSON declares them (a test checks that they are the same). */
   val all: Seq[ErrorCondition] = declared.toList
