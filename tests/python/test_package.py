@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import Kinesis, connector_jar
+from conftest import Kinesis, connector_jar, run_program
 from pyspark.sql import SparkSession
 from pyspark_kinesis.consumers import ConsumerInfo, KinesisConsumerManager
 from pyspark_kinesis.errors import (
@@ -65,7 +65,7 @@ def test_jvm_errors_become_typed_python_errors_with_the_jvm_message(
     with KinesisConsumerManager(spark, kinesis.options(None)) as manager:
         with pytest.raises(KinesisStreamNotFoundError) as missing:
             manager.list_consumers("no-such-stream")
-        assert missing.value.error_id == "KINESIS_STREAM_NOT_FOUND"
+        assert missing.value.getCondition() == "KINESIS_STREAM_NOT_FOUND"
         assert "Stream 'no-such-stream' was not found" in str(missing.value)
         with pytest.raises(KinesisOptionError) as bad_name:
             manager.register_consumer(stream, "not a name")
@@ -76,7 +76,9 @@ def test_jvm_errors_become_typed_python_errors_with_the_jvm_message(
         assert unknown.value.condition == "KINESIS_CONSUMER_NOT_FOUND"
     with pytest.raises(KinesisOptionError) as bad_option:
         KinesisConsumerManager(spark, {**kinesis.options(None), "endpoint": "ftp://x"})
-    assert bad_option.value.error_id == "KINESIS_OPTION_INVALID" and "'endpoint'" in str(bad_option.value)
+    assert bad_option.value.getCondition() == "KINESIS_OPTION_INVALID" and "'endpoint'" in str(
+        bad_option.value
+    )
 
 
 def _package_jars(directory: Path, *lines: str) -> list[Path]:
@@ -91,6 +93,7 @@ def _package_jars(directory: Path, *lines: str) -> list[Path]:
 def test_configure_spark_with_kinesis_adds_the_installed_lines_jars_after_the_given_ones(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    monkeypatch.setattr("pyspark.SparkContext._active_spark_context", None)  # as in a process without Spark
     line = spark_line()
     classes, dependencies = _package_jars(tmp_path, "3.4_2.12", line)[1:]
     monkeypatch.setattr("pyspark_kinesis.spark._JARS", tmp_path)
@@ -101,6 +104,45 @@ def test_configure_spark_with_kinesis_adds_the_installed_lines_jars_after_the_gi
     assert _jvm.builder_option(configured, "spark.jars") == f"/opt/other.jar,{classes},{dependencies}"
     again = configure_spark_with_kinesis(configured)
     assert _jvm.builder_option(again, "spark.jars") == f"/opt/other.jar,{classes},{dependencies}", "once"
+
+
+def test_configure_spark_with_kinesis_leaves_a_running_spark_that_has_the_connector_as_it_is(
+    spark: SparkSession,
+) -> None:
+    builder = SparkSession.builder.appName("again")
+    assert configure_spark_with_kinesis(builder) is builder
+    from pyspark_kinesis import _jvm
+
+    assert _jvm.builder_option(builder, "spark.jars") is None
+
+
+RUNNING_WITHOUT_THE_CONNECTOR = """
+import json
+from pyspark.sql import SparkSession
+from pyspark_kinesis import KinesisError, configure_spark_with_kinesis
+
+spark = SparkSession.builder.master("local[1]").config("spark.ui.enabled", "false").getOrCreate()
+try:
+    configure_spark_with_kinesis(SparkSession.builder)
+    outcome = {"raised": None}
+except KinesisError as e:
+    outcome = {"raised": type(e).__name__, "message": str(e)}
+print("RESULT", json.dumps(outcome))
+spark.stop()
+"""
+
+
+def test_configure_spark_with_kinesis_after_spark_started_without_it_says_how_to_start_spark_with_it(
+    tmp_path: Path,
+) -> None:
+    ran = run_program(tmp_path, "running.py", RUNNING_WITHOUT_THE_CONNECTOR, [], timeout=300)
+    results = [line for line in ran.stdout.splitlines() if line.startswith("RESULT ")]
+    assert results, ran.stdout[-2000:] + ran.stderr[-4000:]
+    outcome = json.loads(results[0][len("RESULT ") :])
+    assert outcome["raised"] == "KinesisError", outcome
+    message = outcome["message"]
+    assert message.startswith("Spark already runs in this process"), message
+    assert "pyspark --jars " in message and "spark.jars" in message and "--extra-jars" in message, message
 
 
 def test_configure_spark_with_kinesis_refuses_a_remote_connect_server_saying_how_to_give_it_the_connector(

@@ -14,6 +14,7 @@ import os
 import re
 from pathlib import Path
 
+from pyspark import SparkContext
 from pyspark.sql import SparkSession
 
 from pyspark_kinesis import _connect, _jvm
@@ -118,9 +119,13 @@ def configure_spark_with_kinesis(builder: SparkSession.Builder) -> SparkSession.
     calls. A builder of a session on a Spark Connect server elsewhere (``.remote("sc://...")``) cannot put a
     jar on that server: the server must have the connector from its start (see the README's "Spark Connect").
 
-    :raises KinesisError: if the package carries no connector for the installed PySpark's Spark line, or the
+    When Spark already runs in this process (the ``pyspark`` shell, a notebook, an AWS Glue job), its jars
+    were fixed when it started and ``getOrCreate()`` returns that session: the builder is returned as it is
+    if the connector is on it already, and otherwise this raises, saying how to start Spark with it.
+
+    :raises KinesisError: if the package carries no connector for the installed PySpark's Spark line, the
         builder connects to a Spark Connect server elsewhere (the message says how to give that server the
-        connector)
+        connector), or Spark already runs in this process without the connector
     """
     remote = _remote(builder)
     if remote is not None and not remote.startswith("local"):
@@ -130,6 +135,10 @@ def configure_spark_with_kinesis(builder: SparkSession.Builder) -> SparkSession.
             "itself. "
             f"{_connect.SERVER_SETUP}"
         )
+    if remote is None:
+        running = SparkContext._active_spark_context
+        if running is not None:
+            return _running(builder, running)
     given = _jvm.builder_option(builder, "spark.jars")
     jars = [j for j in (given or "").split(",") if j.strip()]
     jars += [str(jar) for jar in connector_jars() if str(jar) not in jars]
@@ -142,6 +151,24 @@ def configure_spark_with_kinesis(builder: SparkSession.Builder) -> SparkSession.
             plugins.append(_connect.PLUGIN_CLASS)
         builder = builder.config(_connect.PLUGIN_SETTING, ",".join(plugins))
     return builder
+
+
+def _running(builder: SparkSession.Builder, context: SparkContext) -> SparkSession.Builder:
+    """The builder, for a Spark already running in this process: unchanged if the connector is on it."""
+    if _jvm.has_connector(context._jvm):
+        return builder
+    try:
+        jars = ",".join(str(jar) for jar in connector_jars())
+    except KinesisError:
+        jars = "<the connector jar of your Spark line>"
+    raise KinesisError(
+        "Spark already runs in this process (as in the pyspark shell, a notebook or an AWS Glue job) without "
+        "the Kinesis connector: its jars were fixed when it started, so configure_spark_with_kinesis cannot "
+        "add the connector, and getOrCreate() would return that session. Start Spark with the connector "
+        f"instead: pyspark --jars {jars} (or spark-submit --jars, or the spark.jars setting of the "
+        "notebook's or job's Spark configuration; on Glue, the job parameter --extra-jars), or call "
+        "configure_spark_with_kinesis before the first session is made."
+    )
 
 
 def _remote(builder: SparkSession.Builder) -> str | None:
