@@ -11,7 +11,7 @@ import com.fasterxml.jackson.databind.{JsonNode, ObjectMapper}
  * What a record costs, before and after a change: the CPU time per record of each reader of two
  * `dev/bench synthetic` results (`ceiling-benchmark.json`), as a multiple of the SDK's in the same run (the
  * cases differ a hundredfold in cost, and the SDK's rate from run to run), the batch read of the later
- * run beside the streaming reads of both, as a bar chart for the README.
+ * run beside the streaming reads of both, as a bar chart for the performance lab notes (docs/performance/).
  * Usage: `CostChart <before.json> <after.json> <chart name under bench/results>`, the files from the repository's root
  */
 object CostChart {

@@ -6,9 +6,9 @@ import java.nio.charset.StandardCharsets.UTF_8
 import java.nio.file.Files
 
 /**
- * Charts as SVG files for the benchmarks' results, which the README shows: line charts (axes with round
- * ticks, a line a series, a legend) and grouped bar charts. No plotting library: a chart is a few dozen
- * elements.
+ * Charts as SVG files for the benchmarks' results, which the performance lab notes (docs/performance/) link:
+ * line charts (axes with round ticks, a line a series, a legend) and grouped bar charts. No plotting library: a
+ * chart is a few dozen elements.
  */
 private[bench] object SvgChart {
 
