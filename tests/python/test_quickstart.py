@@ -6,9 +6,9 @@ Each block follows an HTML comment in the README, ``<!-- quickstart:write -->``,
 and ``<!-- quickstart:batch-read -->``. The test runs the block's code after these substitutions, and fails
 if one of them finds nothing to replace (so a README edit that breaks them shows here):
 
-- the line ``spark = configure_spark_with_kinesis(SparkSession.builder....).getOrCreate()`` is left out, and
-  the block's ``spark`` is the tests' session (``conftest.spark``), which already has the jar:
-  ``configure_spark_with_kinesis`` acts on a new process's first session only;
+- none for the session: the block's ``configure_spark_with_kinesis(SparkSession.builder...).getOrCreate()``
+  runs as written, in a process where the tests' session (``conftest.spark``) runs already with the
+  connector jar, so it leaves the builder as it is and ``getOrCreate()`` returns that session;
 - ``.option("streamName", "orders")`` names a new stream of the run (``conftest.stream``);
 - ``.option("region", "eu-west-1")`` becomes ``.options(**where)``, where ``where`` is what
   ``conftest.Kinesis.options`` gives: the endpoint, its region and, for the emulator, its keys;
@@ -25,9 +25,6 @@ from conftest import ROOT, Kinesis
 from pyspark.sql import SparkSession
 
 README = ROOT / "README.md"
-SESSION_LINE = re.compile(
-    r"^spark = configure_spark_with_kinesis\(SparkSession\.builder[^\n]*\)\.getOrCreate\(\)$", re.MULTILINE
-)
 
 
 def quickstart_block(name: str) -> str:
@@ -45,7 +42,6 @@ def quickstart_block(name: str) -> str:
 def substituted(code: str, stream: str, tmp_path: Path) -> str:
     """The block's code as the test runs it (see the module's docstring)."""
     replacements = [
-        (SESSION_LINE, "# (the tests' session)"),
         (re.compile(r'\.option\("streamName", "orders"\)'), f'.option("streamName", "{stream}")'),
         (re.compile(r'\.option\("region", "eu-west-1"\)'), ".options(**where)"),
         (re.compile(r"/tmp/quickstart/"), f"{tmp_path.as_posix()}/"),
@@ -60,9 +56,10 @@ def run_block(
     name: str, spark: SparkSession, kinesis: Kinesis, stream: str, tmp_path: Path
 ) -> dict[str, Any]:
     """Runs a quickstart block; returns its names (its DataFrames, its query)."""
-    names: dict[str, Any] = {"spark": spark, "where": kinesis.options(None)}
+    names: dict[str, Any] = {"where": kinesis.options(None)}
     code = substituted(quickstart_block(name), stream, tmp_path)
     exec(compile(code, f"README.md quickstart:{name}", "exec"), names)
+    assert names["spark"] is spark, "the block's session is the one already running, with the connector"
     return names
 
 
