@@ -69,6 +69,12 @@ def test_load_refuses_a_missing_stream_a_typo_and_a_bad_value_at_once(
     assert bad.value.condition == "KINESIS_OPTION_INVALID"
     assert "initialPosition" in str(bad.value) and "yesterday" in str(bad.value)
 
+    # A Databricks service credential is refused rather than the query run with other credentials.
+    with pytest.raises(KinesisOptionError) as databricks:
+        read(spark, kinesis.options("s", serviceCredential="kinesis-reader"))
+    assert databricks.value.getCondition() == "KINESIS_OPTION_DATABRICKS_ONLY"
+    assert "roleArn" in str(databricks.value)
+
     # Keys that are no option of the connector and no likely typo of one are ignored, as Spark's sources do.
     read(spark, kinesis.options("s", someOtherOption="1"))
 

@@ -6,9 +6,22 @@ import java.util.Locale
 /**
  * Tells a misspelt option key from one that is simply not the connector's: a key a character or two away
  * from an option's (a letter dropped, added, changed or two swapped; case never counts) is taken for a typo
- * of it. Stateless.
+ * of it. Knows, too, the Databricks source's options that name what only Databricks resolves. Stateless.
  */
 private[sparkkinesis] object OptionKeys {
+
+  /**
+   * Options of the Databricks source (and the spelling its Kafka source uses) that name a Unity Catalog
+   * service credential: by lower-case key, what the option names. Ignoring one would run the query with
+   * other credentials than the user chose, so they are refused.
+   */
+  private val databricksOnly: Map[String, String] = Map(
+    "servicecredential" -> "a Databricks Unity Catalog service credential",
+    "databricks.servicecredential" -> "a Databricks Unity Catalog service credential"
+  )
+
+  /** What `key` names, if it is an option only the Databricks source can use. */
+  def databricksOnlyOption(key: String): Option[String] = databricksOnly.get(key.toLowerCase(Locale.ROOT))
 
   /** The option `key` is a likely misspelling of, if any; None for a known key. */
   def meant(key: String): Option[OptionSpec[_]] = {

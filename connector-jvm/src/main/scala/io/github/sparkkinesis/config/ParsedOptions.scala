@@ -32,10 +32,14 @@ private[sparkkinesis] final class ParsedOptions(raw: Map[String, String]) {
   /**
    * Parses every known option given, so that a bad value fails whichever way the options are used, and
    * refuses a key that is a likely misspelling of an option (see [[OptionKeys]]), naming the option meant:
-   * the option would otherwise be left at its default without a word.
+   * the option would otherwise be left at its default without a word. Refuses, too, an option of the
+   * Databricks source that names credentials only Databricks can resolve.
    */
   def checkGiven(): Unit = {
-    unknownKeys.foreach(k => OptionKeys.meant(k).foreach(o => throw KinesisErrors.unknownOption(k, o.key)))
+    unknownKeys.foreach { k =>
+      OptionKeys.databricksOnlyOption(k).foreach(what => throw KinesisErrors.optionDatabricksOnly(k, what))
+      OptionKeys.meant(k).foreach(o => throw KinesisErrors.unknownOption(k, o.key))
+    }
     raw.keys.flatMap(KinesisOptions.find).foreach(get(_))
   }
 

@@ -68,6 +68,7 @@ private[sparkkinesis] object ErrorCondition {
   val OffsetInvalid: ErrorCondition = declare("KINESIS_OFFSET_INVALID", Family.Checkpoint)
   val OptionsConflict: ErrorCondition = declare("KINESIS_OPTIONS_CONFLICT", Family.Option)
   val OptionsIncomplete: ErrorCondition = declare("KINESIS_OPTIONS_INCOMPLETE", Family.Option)
+  val OptionDatabricksOnly: ErrorCondition = declare("KINESIS_OPTION_DATABRICKS_ONLY", Family.Option)
   val OptionInvalid: ErrorCondition = declare("KINESIS_OPTION_INVALID", Family.Option)
   val OptionMissing: ErrorCondition = declare("KINESIS_OPTION_MISSING", Family.Option)
   val OptionUnknown: ErrorCondition = declare("KINESIS_OPTION_UNKNOWN", Family.Option)

@@ -35,6 +35,10 @@ private[sparkkinesis] object KinesisErrors {
   def unknownOption(key: String, suggestion: String): KinesisIllegalArgumentException =
     argument(OptionUnknown, "key" -> key, "suggestion" -> suggestion)
 
+  /** An option of the Databricks source that names something only Databricks resolves; `what` says what. */
+  def optionDatabricksOnly(key: String, what: String): KinesisIllegalArgumentException =
+    argument(OptionDatabricksOnly, "key" -> key, "what" -> what)
+
   /** An option the user set that real-time mode has no use for; `reason` says why, as a phrase. */
   def optionNotInRealTimeMode(key: String, reason: String): KinesisIllegalArgumentException =
     argument(OptionNotInRealTimeMode, "key" -> key, "reason" -> reason)

@@ -34,6 +34,23 @@ class OptionKeysSuite extends AnyFunSuite {
     KinesisTable(Map("streamName" -> "s", "region" -> "us-east-1", "someOtherOption" -> "1"), () => None)
   }
 
+  test(
+    "a Databricks service credential is refused at .load() and by the sink, rather than run with other credentials") {
+    Seq("serviceCredential", "SERVICECREDENTIAL", "databricks.serviceCredential").foreach { key =>
+      val options = Map("streamName" -> "s", "region" -> "us-east-1", key -> "kinesis-reader")
+      val e = intercept[KinesisIllegalArgumentException](KinesisTable(options, () => None))
+      assert(e.getCondition == "KINESIS_OPTION_DATABRICKS_ONLY", key)
+      val batch = intercept[KinesisIllegalArgumentException](KinesisBatchReadConfig(options, () => None))
+      assert(batch.getCondition == "KINESIS_OPTION_DATABRICKS_ONLY")
+      assert(
+        e.getMessage.startsWith(
+          s"[KINESIS_OPTION_DATABRICKS_ONLY] Option '$key' names a Databricks Unity Catalog service credential, " +
+            "which only Databricks can resolve"))
+      assert(e.getMessage.contains("roleArn") && e.getMessage.contains("awsAccessKey"), e.getMessage)
+      assert(!e.getMessage.contains("kinesis-reader"), "the credential's name is not repeated")
+    }
+  }
+
   test("readStream's load() checks the source's whole configuration: streamName is required there") {
     val e = intercept[KinesisIllegalArgumentException](KinesisTable.sourceSchema(None, Map("region" -> "us-east-1")))
     assert(e.getCondition == "KINESIS_OPTION_MISSING" && e.getMessage.contains("Option 'streamName' is required"))

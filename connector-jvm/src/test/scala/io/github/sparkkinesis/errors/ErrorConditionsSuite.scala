@@ -29,6 +29,7 @@ class ErrorConditionsSuite extends AnyFunSuite {
       KinesisErrors.optionsConflict("streamName", "streamARN", "both name the streams."),
       KinesisErrors.invalidOption("region", "'x'", "not a region", "us-east-1"),
       KinesisErrors.unknownOption("intialPosition", "initialPosition"),
+      KinesisErrors.optionDatabricksOnly("serviceCredential", "a Databricks Unity Catalog service credential"),
       KinesisErrors.optionNotInRealTimeMode("fetchBufferSize", "nothing is prefetched"),
       KinesisErrors.optionNotInBatchRead("maxRecordsPerTrigger", "a batch read has no triggers"),
       KinesisErrors.optionBatchReadOnly("endPosition", "a stream has no end"),

@@ -27,7 +27,7 @@ object PythonErrorTable {
   }
 
   def main(args: Array[String]): Unit = {
-    val root = args.headOption.getOrElse(".")
+    val root = args.headOption.orElse(sys.props.get("kinesis.test.root")).getOrElse(".")
     Files.write(Paths.get(root, File), json.getBytes(StandardCharsets.UTF_8))
     println(s"wrote $File")
   }
