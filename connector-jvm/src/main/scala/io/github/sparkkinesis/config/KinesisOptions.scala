@@ -363,9 +363,11 @@ private[sparkkinesis] object KinesisOptions {
    */
   val NotInBatchRead: Seq[(OptionSpec[_], String)] = Seq(
     ShardFetchInterval -> "a batch read lists the shards once, when it is planned",
-    MaxFetchDuration -> "nothing is prefetched: each task reads its range of a shard directly",
-    FetchBufferSize -> "nothing is prefetched: each task reads its range of a shard directly",
-    ShardsPerTask -> "each task reads one range of one shard",
+    MaxFetchDuration -> "nothing is prefetched: each task reads its ranges of the shards directly",
+    FetchBufferSize -> "nothing is prefetched: each task reads its ranges of the shards directly",
+    ShardsPerTask ->
+      ("a batch read deals its shards' ranges in turn among as many tasks as the application has cores; " +
+        "maxPartitions sets how many"),
     CoalesceThresholdBlockSize -> "nothing is prefetched, so there are no blocks to coalesce",
     CoalesceBinSize -> "nothing is prefetched, so there are no blocks to coalesce",
     MaxRecordsPerTrigger -> "a batch read has no triggers: it reads its whole range",

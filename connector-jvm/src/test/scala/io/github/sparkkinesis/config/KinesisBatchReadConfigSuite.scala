@@ -58,6 +58,10 @@ class KinesisBatchReadConfigSuite extends AnyFunSuite {
     }
     assert(refusal("consumerMode" -> "efo").contains("consumerMode"))
     parse("consumerMode" -> "polling")
+    // As KinesisRelation deals the ranges: in turn, among Spark's default parallelism or maxPartitions tasks.
+    assert(
+      refusal("shardsPerTask" -> "4").contains("deals its shards' ranges in turn among as many tasks as the " +
+        "application has cores; maxPartitions sets how many"))
   }
 
   test("maxPartitions bounds a batch read's tasks") {
