@@ -297,3 +297,24 @@ def test_every_page_of_the_site_is_in_its_nav() -> None:
     assert pages == named, (
         f"pages not in the nav: {sorted(pages - named)}; in the nav, not pages: {sorted(named - pages)}"
     )
+
+
+def test_the_coordinates_of_every_page_name_the_current_version() -> None:
+    # dev/release_check.py readme checks the README's; the pages under docs/ name the same coordinates.
+    import sys
+
+    sys.path.insert(0, str(ROOT / "dev"))
+    import release_check
+
+    version = release_check.maven_version(release_check.python_version())
+    wrong = []
+    for document in documents():
+        text = document.read_text(encoding="utf-8")
+        for found in release_check.README_COORDINATES.finditer(text):
+            named = found.group("artifact") or found.group("file") or found.group("named")
+            if named != version:
+                line = text.count("\n", 0, found.start()) + 1
+                wrong.append(
+                    f"{document.relative_to(ROOT)}:{line}: {found.group(0)!r} names {named}, not {version}"
+                )
+    assert not wrong, "\n".join(wrong)
