@@ -81,7 +81,12 @@ private[sparkkinesis] object AssumedRoles {
     val role = assumed.role
     val sts = StsClient
       .builder()
-      .httpClient(Apache5HttpClient.builder().connectionTimeout(Duration.ofSeconds(5)).build())
+      .httpClient(
+        Apache5HttpClient
+          .builder()
+          .connectionTimeout(Duration.ofSeconds(5))
+          .proxyConfiguration(HttpProxy.forEndpoint(role.stsEndpoint).fold(HttpProxy.apacheDirect)(_.apache))
+          .build())
       .region(Region.of(role.region))
       .credentialsProvider(Credentials.provider(assumed.base))
     role.stsEndpoint.foreach(e => sts.endpointOverride(URI.create(e)))

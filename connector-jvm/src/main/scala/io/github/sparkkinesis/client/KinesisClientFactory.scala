@@ -6,7 +6,7 @@ import java.time.Duration
 
 import scala.util.control.NonFatal
 
-import io.github.sparkkinesis.aws.{AwsConfig, Credentials}
+import io.github.sparkkinesis.aws.{AwsConfig, Credentials, HttpProxy}
 import software.amazon.awssdk.core.client.config.{ClientOverrideConfiguration, SdkAdvancedClientOption}
 import software.amazon.awssdk.http.apache5.Apache5HttpClient
 import software.amazon.awssdk.http.nio.netty.{Http2Configuration, NettyNioAsyncHttpClient}
@@ -17,7 +17,8 @@ import software.amazon.awssdk.services.kinesis.{KinesisAsyncClient, KinesisClien
 
 /**
  * Builds AWS clients. HTTP clients are built here explicitly, never found by the SDK's service loading, so
- * that the shaded connector jar works whatever else is on the classpath. The synchronous clients count AWS'
+ * that the shaded connector jar works whatever else is on the classpath; each goes through the HTTP proxy the
+ * JVM's settings name for its endpoint ([[HttpProxy]]), if any. The synchronous clients count AWS'
  * throttling answers, attempt by attempt, for the callers that keep a count ([[RateLimitCounting]]).
  *
  * Who backs off when Kinesis throttles: for GetRecords, the connector alone. Its calls go through a client
@@ -39,12 +40,17 @@ private[sparkkinesis] object KinesisClientFactory {
   private[sparkkinesis] def wrapNewClients(wrap: (ClientUse, KinesisApi) => KinesisApi): Unit = wrapping = wrap
 
   /** The client [[create]] returns, as its class, with the user agent's suffix given. */
-  private[client] def sdk(aws: AwsConfig, userAgent: String): SdkKinesisApi = {
+  private[sparkkinesis] def sdk(aws: AwsConfig, userAgent: String): SdkKinesisApi =
+    sdk(aws, userAgent, HttpProxy.forEndpoint(aws.endpoint))
+
+  /** As the other, through `through` rather than the proxy this JVM's settings name for the endpoint. */
+  private[sparkkinesis] def sdk(aws: AwsConfig, userAgent: String, through: Option[HttpProxy]): SdkKinesisApi = {
     val http = Apache5HttpClient
       .builder()
       .maxConnections(128)
       .connectionTimeout(Duration.ofSeconds(5))
       .socketTimeout(Duration.ofSeconds(30))
+      .proxyConfiguration(through.fold(HttpProxy.apacheDirect)(_.apache))
       .build()
     // Both share the HTTP client (its connections), which the SdkKinesisApi closes after them.
     def client(configure: ClientOverrideConfiguration.Builder => ClientOverrideConfiguration.Builder) = {
@@ -64,7 +70,7 @@ private[sparkkinesis] object KinesisClientFactory {
       client(identity),
       client(_.retryStrategy(GetRecordsRetries.strategy).addExecutionInterceptor(GetRecordsParsing)),
       http,
-      () => createAsync(aws, userAgent),
+      () => createAsync(aws, userAgent, through),
       aws.describeTarget,
       aws.streamArns
     )
@@ -79,7 +85,7 @@ private[sparkkinesis] object KinesisClientFactory {
    * an API call timeout, as a subscription is a call that lasts minutes; a connection that goes quiet is
    * noticed by HTTP/2 pings.
    */
-  private def createAsync(aws: AwsConfig, userAgent: String): KinesisAsyncClient = {
+  private def createAsync(aws: AwsConfig, userAgent: String, proxy: Option[HttpProxy]): KinesisAsyncClient = {
     // Given as a builder, so the SDK client owns the HTTP client and closes it with itself.
     val http = NettyNioAsyncHttpClient
       .builder()
@@ -87,6 +93,7 @@ private[sparkkinesis] object KinesisClientFactory {
       .maxConcurrency(1000)
       .connectionTimeout(Duration.ofSeconds(5))
       .readTimeout(Duration.ofSeconds(60))
+      .proxyConfiguration(proxy.fold(HttpProxy.nettyDirect)(_.netty))
       .http2Configuration(
         Http2Configuration.builder().initialWindowSize(512 * 1024).healthCheckPingPeriod(Duration.ofSeconds(10)).build()
       )
