@@ -7,8 +7,8 @@ the connector jar it carries on a session (:func:`configure_spark_with_kinesis`)
 builders (:class:`KinesisSourceOptions`, :class:`KinesisBatchReadOptions`, :class:`KinesisSinkOptions`),
 manages enhanced fan-out consumers (:class:`KinesisConsumerManager`, or
 ``python -m pyspark_kinesis consumers ...``), and asks for Spark's real-time mode on every PySpark that can
-run it (:func:`real_time`). Importing it makes PySpark
-raise the connector's errors as :class:`KinesisError` subclasses (see :mod:`pyspark_kinesis.errors`).
+run it (:func:`real_time`). Importing it makes the connector's errors
+PySpark exceptions that are also :class:`KinesisError` subclasses (see :mod:`pyspark_kinesis.errors`).
 """
 
 from pyspark_kinesis._version import __version__
