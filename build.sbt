@@ -14,7 +14,7 @@
 // io.github.sparkkinesis.shaded, without Spark, Scala or SLF4J. It is what `publish` publishes (to
 // target/repository by default) with a pom that lists no dependency, and what the tests run on.
 //
-// A release to Maven Central (README, "Releases and versions"): `publishSigned` stages every line's jar,
+// A release to Maven Central (docs/contributing.md, "Releases and versions"): `publishSigned` stages every line's jar,
 // sources, scaladoc and pom, signed with gpg (sbt-pgp), in target/release/maven; `stageChecksums` adds their
 // SHA-256 and SHA-512; sbt's `sonaUpload` or `sonaRelease` sends that folder as one bundle to the Central
 // Portal. dev/release-check stages and checks it all without sending it.

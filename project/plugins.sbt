@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
 addSbtPlugin("com.eed3si9n" % "sbt-assembly" % "2.3.1")
 addSbtPlugin("org.scalameta" % "sbt-scalafmt" % "2.5.4")
-// publishSigned: a release's artifacts signed with gpg, staged for Maven Central (README, "Releases and versions")
+// publishSigned: a release's artifacts signed with gpg, staged for Maven Central (docs/contributing.md, "Releases and versions")
 addSbtPlugin("com.github.sbt" % "sbt-pgp" % "2.3.1")

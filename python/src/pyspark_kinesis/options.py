@@ -740,8 +740,8 @@ class _KinesisOptions:
     @classmethod
     def jvm_defaults(cls) -> dict[str, str]:
         """The default the JVM applies to each key of :meth:`jvm_keys` when its field is ``None``, as the
-        README documents it; ``""`` when the option has none (the form of the JVM's
-        ``KinesisOptionsRegistry``).
+        option reference (docs/reference/options.md) documents it; ``""`` when the option has none (the
+        form of the JVM's ``KinesisOptionsRegistry``).
 
         :return: JVM option key to its default
         """
@@ -832,7 +832,7 @@ class _KinesisReadOptions(_KinesisOptions):
 
 @_builder
 class KinesisSourceOptions(_KinesisReadOptions):
-    """The options of ``spark.readStream.format("kinesis")``; the README's option table says what each
+    """The options of ``spark.readStream.format("kinesis")``; docs/reference/options.md says what each
     does. Durations are :class:`datetime.timedelta` in whole milliseconds; sizes are bytes as an ``int`` or
     a size string such as ``"2gb"`` (binary units).
 
@@ -967,7 +967,7 @@ class KinesisSourceOptions(_KinesisReadOptions):
 @_builder
 class KinesisBatchReadOptions(_KinesisReadOptions):
     """The options of ``spark.read.format("kinesis")``, a batch read of a bounded range of the streams
-    (the README's "Batch reads"): from ``initial_position`` (``trim_horizon`` when ``None``) to
+    (docs/guides/batch-reads.md): from ``initial_position`` (``trim_horizon`` when ``None``) to
     ``end_position`` (``latest`` when ``None``). It takes the connection, credential and reading options of
     :class:`KinesisSourceOptions`, but none of a stream's own (prefetching, trigger limits, enhanced
     fan-out), which the JVM refuses at ``.load()`` (``KINESIS_OPTION_NOT_IN_BATCH_READ``)::
@@ -1020,9 +1020,9 @@ class KinesisBatchReadOptions(_KinesisReadOptions):
 
 @_builder
 class KinesisSinkOptions(_KinesisOptions):
-    """The options of ``df.write.format("kinesis")`` and ``df.writeStream.format("kinesis")``; the
-    README's sink table says what each does. ``stream_name`` may be left out when the DataFrame has a
-    ``stream`` column.
+    """The options of ``df.write.format("kinesis")`` and ``df.writeStream.format("kinesis")``; the sink
+    table of docs/reference/options.md says what each does. ``stream_name`` may be left out when the
+    DataFrame has a ``stream`` column.
     """
 
     #: The one stream rows without a ``stream`` column (or with a null one) go to (``streamName``).

@@ -117,7 +117,7 @@ def configure_spark_with_kinesis(builder: SparkSession.Builder) -> SparkSession.
     A builder of a Spark Connect session whose server PySpark starts in this process
     (``.remote("local[...]")``) gets the jars and the connector's server plugin, which the consumer manager
     calls. A builder of a session on a Spark Connect server elsewhere (``.remote("sc://...")``) cannot put a
-    jar on that server: the server must have the connector from its start (see the README's "Spark Connect").
+    jar on that server: the server must have the connector from its start (see docs/guides/spark-connect.md).
 
     When Spark already runs in this process (the ``pyspark`` shell, a notebook, an AWS Glue job), its jars
     were fixed when it started and ``getOrCreate()`` returns that session: the builder is returned as it is
