@@ -378,8 +378,13 @@ def test_max_partitions_is_sent_as_maxpartitions_and_not_with_shards_per_task() 
     with pytest.raises(KinesisOptionError) as refused:
         KinesisSourceOptions(stream_names="s", max_partitions=8, shards_per_task=5)
     assert str(refused.value).startswith(
-        "[KINESIS_OPTION_INVALID] max_partitions (option maxPartitions) is 8: it cannot be given with"
+        "[KINESIS_OPTIONS_CONFLICT] max_partitions (option maxPartitions) is 8: it cannot be given with"
     )
+    assert refused.value.getMessageParameters() == {
+        "key": "maxPartitions",
+        "other": "shardsPerTask",
+        "reason": refused.value.getMessageParameters()["reason"],
+    }, "the JVM's condition and parameters for options that exclude each other"
     with pytest.raises(KinesisOptionError):
         KinesisSourceOptions(stream_names="s", max_partitions=0)
 
@@ -629,7 +634,7 @@ def test_a_bad_source_value_is_refused_naming_field_option_value_and_what_is_acc
     with pytest.raises(KinesisOptionError) as refused:
         KinesisSourceOptions(**{"stream_names": "a,b", **fields})
     assert str(refused.value).startswith(
-        f"[KINESIS_OPTION_INVALID] {name} (option {option}) is {fields[name]!r}: "
+        f"[{refused.value.getCondition()}] {name} (option {option}) is {fields[name]!r}: "
     ), refused.value
     assert accepted in str(refused.value), refused.value
 
@@ -716,7 +721,7 @@ def test_a_bad_batch_read_value_is_refused_naming_field_option_value_and_what_is
     with pytest.raises(KinesisOptionError) as refused:
         KinesisBatchReadOptions(**{"stream_names": "a,b", **fields})
     assert str(refused.value).startswith(
-        f"[KINESIS_OPTION_INVALID] {name} (option {option}) is {fields[name]!r}: "
+        f"[{refused.value.getCondition()}] {name} (option {option}) is {fields[name]!r}: "
     ), refused.value
     assert accepted in str(refused.value), refused.value
 
@@ -758,7 +763,7 @@ def test_a_bad_sink_value_is_refused_naming_field_option_value_and_what_is_accep
     with pytest.raises(KinesisOptionError) as refused:
         KinesisSinkOptions(**fields)
     assert str(refused.value).startswith(
-        f"[KINESIS_OPTION_INVALID] {name} (option {option}) is {fields[name]!r}: "
+        f"[{refused.value.getCondition()}] {name} (option {option}) is {fields[name]!r}: "
     ), refused.value
     assert accepted in str(refused.value), refused.value
 
@@ -792,7 +797,7 @@ def test_streams_are_named_by_arn_and_read_through_registered_consumers() -> Non
             registered_consumer_id_type=ConsumerIdType.ARN,
         )
     for other, value in (("consumer_name", "mine"), ("require_consumer_deregistration", True)):
-        with pytest.raises(KinesisOptionError, match=rf"^\[KINESIS_OPTION_INVALID\] {other} "):
+        with pytest.raises(KinesisOptionError, match=rf"^\[KINESIS_OPTIONS_CONFLICT\] {other} "):
             KinesisSourceOptions(**efo, registered_consumer_id="admin", **{other: value})
 
 
@@ -1179,3 +1184,19 @@ def test_the_builders_and_the_jvm_judge_where_a_read_starts_and_ends_alike(spark
                 f"KinesisSourceOptions of {streams} after {OFFSET_V2}: Python {python}, JVM {jvm}"
             )
     assert not disagreements, "\n".join(disagreements)
+
+
+def test_options_refused_together_or_missing_have_the_conditions_the_jvm_gives_them() -> None:
+    arn = "arn:aws:kinesis:eu-west-1:111122223333:stream/a"
+    refusals = {
+        "KINESIS_OPTION_MISSING": lambda: KinesisSourceOptions(stream_names=None),
+        "KINESIS_OPTIONS_CONFLICT": lambda: KinesisSourceOptions(stream_names="a", stream_arns=arn),
+    }
+    for condition, make in refusals.items():
+        with pytest.raises(KinesisOptionError) as refused:
+            make()
+        assert refused.value.getCondition() == condition and refused.value.getSqlState() == "42616"
+    with pytest.raises(KinesisOptionError) as both:
+        KinesisSinkOptions(stream_name="a", stream_arn=arn)
+    assert both.value.getCondition() == "KINESIS_OPTIONS_CONFLICT"
+    assert both.value.getMessageParameters()["other"] == "streamName"

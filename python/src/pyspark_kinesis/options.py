@@ -706,12 +706,33 @@ class _KinesisOptions:
                     raise self._refusal(f.name, str(refused)) from None
 
     def _refusal(self, name: str, reason: str) -> KinesisOptionError:
-        """The error for the field ``name``: field, JVM option, value (unless secret) and ``reason``."""
+        """The error for the field ``name``: field, JVM option, value (unless secret) and ``reason``, under
+        the JVM's condition for a value it refuses (``KINESIS_OPTION_INVALID``)."""
         spec = _spec(self.__dataclass_fields__[name])
         shown = "*****" if spec.secret else repr(getattr(self, name))
         return KinesisOptionError(
             f"{name} (option {spec.key}) is {shown}: {reason}",
             message_parameters={"key": spec.key, "value": shown, "problem": reason},
+        )
+
+    def _conflict(self, name: str, other: str, reason: str) -> KinesisOptionError:
+        """The error for the fields ``name`` and ``other`` given together, under the JVM's condition for
+        options that exclude each other (``KINESIS_OPTIONS_CONFLICT``)."""
+        key, other_key = (_spec(self.__dataclass_fields__[n]).key for n in (name, other))
+        shown = "*****" if _spec(self.__dataclass_fields__[name]).secret else repr(getattr(self, name))
+        return KinesisOptionError(
+            f"{name} (option {key}) is {shown}: {reason}",
+            condition="KINESIS_OPTIONS_CONFLICT",
+            message_parameters={"key": key, "other": other_key, "reason": reason},
+        )
+
+    def _missing(self, name: str, reason: str) -> KinesisOptionError:
+        """The error for the required field ``name`` left out (``KINESIS_OPTION_MISSING``)."""
+        key = _spec(self.__dataclass_fields__[name]).key
+        return KinesisOptionError(
+            f"{name} (option {key}) is None: {reason}",
+            condition="KINESIS_OPTION_MISSING",
+            message_parameters={"key": key},
         )
 
     def _set_fields(self) -> Iterator[tuple[str, _Spec, Any]]:
@@ -795,13 +816,15 @@ class _KinesisReadOptions(_KinesisOptions):
         positions are of the streams read, as the JVM does."""
         super().__post_init__()
         if self.stream_names is None and self.stream_arns is None:
-            raise self._refusal(
+            raise self._missing(
                 "stream_names",
                 "give the streams to read either by name (stream_names) or by ARN (stream_arns)",
             )
         if self.stream_names is not None and self.stream_arns is not None:
-            raise self._refusal(
-                "stream_arns", "stream_names names the streams already; give them by name or by ARN, not both"
+            raise self._conflict(
+                "stream_arns",
+                "stream_names",
+                "stream_names names the streams already; give them by name or by ARN, not both",
             )
         streams = self._streams()
         for name in self._positions():
@@ -902,8 +925,9 @@ class KinesisSourceOptions(_KinesisReadOptions):
         and ``shards_per_task`` are not both given."""
         super().__post_init__()
         if self.max_partitions is not None and self.shards_per_task is not None:
-            raise self._refusal(
+            raise self._conflict(
                 "max_partitions",
+                "shards_per_task",
                 "it cannot be given with shards_per_task (option shardsPerTask): max_partitions sets how "
                 "many tasks a read is split into, shards_per_task derives them from the shards; give one of "
                 "the two",
@@ -938,14 +962,16 @@ class KinesisSourceOptions(_KinesisReadOptions):
         name for all), as the JVM checks them."""
         for other in ("consumer_name", "consumer_name_prefix"):
             if getattr(self, other) is not None:
-                raise self._refusal(
+                raise self._conflict(
                     other,
+                    "registered_consumer_id",
                     "it names the consumer a query registers itself; with registered_consumer_id it "
                     "registers none",
                 )
         if self.require_consumer_deregistration:
-            raise self._refusal(
+            raise self._conflict(
                 "require_consumer_deregistration",
+                "registered_consumer_id",
                 "a query never deregisters a consumer it was given (registered_consumer_id)",
             )
         ids = self._jvm_value("registered_consumer_id").split(",")
@@ -1044,6 +1070,8 @@ class KinesisSinkOptions(_KinesisOptions):
         """Checks every field, and that the stream is named one way at most, as the JVM does."""
         super().__post_init__()
         if self.stream_name is not None and self.stream_arn is not None:
-            raise self._refusal(
-                "stream_arn", "stream_name names the stream already; give the stream by name or by ARN"
+            raise self._conflict(
+                "stream_arn",
+                "stream_name",
+                "stream_name names the stream already; give the stream by name or by ARN",
             )
