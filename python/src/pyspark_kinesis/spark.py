@@ -13,12 +13,15 @@ from __future__ import annotations
 import os
 import re
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from pyspark import SparkContext
 from pyspark.sql import SparkSession
 
 from pyspark_kinesis import _connect, _jvm
 from pyspark_kinesis.errors import KinesisError
+
+if TYPE_CHECKING:  # PySpark's thin client (pyspark-client) has no SparkContext
+    from pyspark import SparkContext
 
 __all__ = ["bundled_lines", "configure_spark_with_kinesis", "connector_jars", "spark_line"]
 
@@ -135,10 +138,9 @@ def configure_spark_with_kinesis(builder: SparkSession.Builder) -> SparkSession.
             "itself. "
             f"{_connect.SERVER_SETUP}"
         )
-    if remote is None:
-        running = SparkContext._active_spark_context
-        if running is not None:
-            return _running(builder, running)
+    running = _running_context() if remote is None else None
+    if running is not None:
+        return _running(builder, running)
     given = _jvm.builder_option(builder, "spark.jars")
     jars = [j for j in (given or "").split(",") if j.strip()]
     jars += [str(jar) for jar in connector_jars() if str(jar) not in jars]
@@ -151,6 +153,15 @@ def configure_spark_with_kinesis(builder: SparkSession.Builder) -> SparkSession.
             plugins.append(_connect.PLUGIN_CLASS)
         builder = builder.config(_connect.PLUGIN_SETTING, ",".join(plugins))
     return builder
+
+
+def _running_context() -> SparkContext | None:
+    """The Spark that runs in this process, if any (never on PySpark's thin client, which has none)."""
+    try:
+        from pyspark import SparkContext
+    except ImportError:
+        return None
+    return SparkContext._active_spark_context
 
 
 def _running(builder: SparkSession.Builder, context: SparkContext) -> SparkSession.Builder:
