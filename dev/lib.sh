@@ -115,27 +115,18 @@ ensure_emulator() {
   cp "$ROOT/tests/package-lock.json" "$ROOT/tests/node_modules/.package-lock.json.copy"
 }
 
-# The Spark lines (project/spark-lines.tsv): `spark_lines` lists their ids, the primary one first;
-# `line_field <line> <column>` gives one of its columns (spark, scala, java, python, jars, shims).
-spark_lines() { awk '!/^#/ && NF { print $1 }' "$ROOT/project/spark-lines.tsv"; }
-primary_line() { spark_lines | head -n 1; }
-line_field() {
-  awk -v line="$1" -v column="$2" '
-    !/^#/ && NF && $1 == line {
-      split("line spark scala java python jars shims connect", names, " ")
-      for (i in names) if (names[i] == column) { print $i; found = 1 }
-    }
-    END { if (!found) exit 1 }' "$ROOT/project/spark-lines.tsv"
-}
+# The Spark lines (project/spark-lines.tsv), read by dev/spark_lines.py with the machine's python3 (no
+# environment of the project needed): `spark_lines` lists their ids, the primary one first; `line_field <line>
+# <column>` gives one of its columns (spark, scala, java, python, jars, shims, connect), failing silently if
+# there is no such line.
+spark_lines() { python3 "$ROOT/dev/spark_lines.py" ids; }
+primary_line() { python3 "$ROOT/dev/spark_lines.py" primary; }
+line_field() { python3 "$ROOT/dev/spark_lines.py" field "$1" "$2"; }
 # The sbt project of a line: 3.5_2.12 is spark35_212.
 line_project() { echo "spark${1//./}"; }
 
 # The connector jar of a line (the primary one by default); sbt only rebuilds it when a source changed.
-connector_jar() {
-  local line=${1:-$(primary_line)}
-  ls "$ROOT"/connector-jvm/target/"$line"/scala-*/spark-kinesis-"$line"-*.jar 2>/dev/null |
-    grep -vE -- '-(tests|sources|javadoc)\.jar$' | head -n 1
-}
+connector_jar() { python3 "$ROOT/dev/spark_lines.py" jar "$@"; }
 
 build_connector_jar() {
   local line=${1:-$(primary_line)}
