@@ -14,18 +14,32 @@ export AWS_EC2_METADATA_DISABLED=true
 export SPARK_LOCAL_IP=${SPARK_LOCAL_IP:-127.0.0.1}
 
 # A Python virtual environment with pyspark, boto3 and the test and lint tools; pip's wheel cache makes a
-# rebuilt environment cheap.
+# rebuilt environment cheap. `ensure_venv demo` installs only what dev/demo and the build of the connector jar
+# need (pyspark, whose jars the primary line compiles against, and python/requirements-demo.txt): a fraction of
+# the rest's download and install; a later plain ensure_venv adds the rest.
 ensure_venv() {
-  local stamp="$VENV/.installed-$PYSPARK_VERSION-$(sha256sum "$ROOT/python/requirements-dev.txt" | cut -c1-12)"
-  if [[ -f "$stamp" ]]; then return; fi
-  log "creating the Python environment in .venv (pyspark $PYSPARK_VERSION)"
+  local demo=${1:-} hash requirements=dev
+  if venv_ready "$demo"; then return; fi
+  [[ -n $demo ]] && requirements=demo
+  hash=$(_venv_hash)
+  log "creating the Python environment in .venv (pyspark $PYSPARK_VERSION${demo:+, what the demo needs})"
   [[ -x "$VENV/bin/python" ]] || python3 -m venv "$VENV"
   "$VENV/bin/python" -m pip install --quiet --upgrade pip
-  "$VENV/bin/python" -m pip install --quiet "pyspark==$PYSPARK_VERSION" -r "$ROOT/python/requirements-dev.txt"
+  "$VENV/bin/python" -m pip install --quiet "pyspark==$PYSPARK_VERSION" \
+    -r "$ROOT/python/requirements-$requirements.txt"
   "$VENV/bin/python" -m pip install --quiet --no-deps -e "$ROOT/python"
   rm -f "$VENV"/.installed-*
-  touch "$stamp"
+  touch "$VENV/.installed-${demo:+demo-}$PYSPARK_VERSION-$hash"
 }
+
+# Whether ensure_venv (with the same argument) has nothing to do.
+venv_ready() {
+  local hash
+  hash=$(_venv_hash)
+  [[ -f "$VENV/.installed-$PYSPARK_VERSION-$hash" ]] ||
+    [[ -n ${1:-} && -f "$VENV/.installed-demo-$PYSPARK_VERSION-$hash" ]]
+}
+_venv_hash() { cat "$ROOT/python/requirements-demo.txt" "$ROOT/python/requirements-dev.txt" | sha256sum | cut -c1-12; }
 
 # A Python of version $1 (major.minor): pyenv's, else python<version> on the PATH; else the default python3.
 find_python() {
@@ -119,7 +133,7 @@ connector_jar() { python3 "$ROOT/dev/spark_lines.py" jar "$@"; }
 
 build_connector_jar() {
   local line=${1:-$(primary_line)}
-  ensure_venv
+  ensure_venv demo
   sbt_steps "progress the connector jar of Spark line $line" "$(line_project "$line")/assembly"
   connector_jar "$line"
 }
