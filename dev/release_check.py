@@ -30,6 +30,8 @@ import xml.etree.ElementTree as ElementTree
 import zipfile
 from pathlib import Path
 
+import spark_lines
+
 ROOT = Path(__file__).resolve().parent.parent
 VERSION_FILE = ROOT / "python" / "src" / "pyspark_kinesis" / "_version.py"
 GROUP_PATH = "io/github/sparkkinesis"
@@ -85,11 +87,6 @@ def check_tag(tag: str) -> list[str]:
             f'commit says {version}: tag a commit that sets __version__ = "{named.group(1)}"'
         ]
     return []
-
-
-def spark_lines() -> list[str]:
-    rows = (ROOT / "project" / "spark-lines.tsv").read_text().splitlines()
-    return [row.split()[0] for row in rows if row.strip() and not row.startswith("#")]
 
 
 # ---- Maven Central ----
@@ -184,7 +181,7 @@ def maven_problems(staging: Path, version: str, fingerprint: str) -> tuple[list[
     """The problems of the staged Maven layout, and the files it should hold."""
     problems: list[str] = []
     expected: list[Path] = []
-    for line in spark_lines():
+    for line in spark_lines.ids():
         artifact = f"spark-kinesis-{line}"
         folder = staging / GROUP_PATH / artifact / version
         for suffix, kind in (
@@ -277,7 +274,7 @@ def python_problems(dist: Path, version: str, maven: str) -> list[str]:
         return [
             f"{dist}: expected {wheel_name} and {sdist_name} alone, found {[p.name for p in wheels + sdists]}"
         ]
-    jars = {f"spark-kinesis-{line}-{maven}-classes.jar" for line in spark_lines()}
+    jars = {f"spark-kinesis-{line}-{maven}-classes.jar" for line in spark_lines.ids()}
     jars.add(f"spark-kinesis-{maven}-dependencies.jar")
     problems: list[str] = []
 
@@ -361,7 +358,7 @@ def main(argv: list[str]) -> int:
         problems += readme_problems(maven)
         if not problems:
             print(
-                f"{len(spark_lines())} Spark lines' jar, sources, javadoc and pom ({maven}) signed, with "
+                f"{len(spark_lines.ids())} Spark lines' jar, sources, javadoc and pom ({maven}) signed, with "
                 f"checksums and the pom's required fields, {len(staged)} files in {args.bundle.name}; "
                 f"the wheel and sdist ({version}) pass twine check --strict; the README's coordinates "
                 "name the version"

@@ -5,7 +5,7 @@ import scala.io.Source
 
 /**
  * A Spark line the connector is built for, as `project/spark-lines.tsv` declares it (the one place that lists
- * the lines; dev/lib.sh reads the same file).
+ * the lines; dev/spark_lines.py reads the same file for the scripts).
  */
 final case class SparkLine(
     id: String,

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-import glob
 import os
 import secrets
 import shutil
@@ -27,6 +26,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "dev"))
 
+import spark_lines as spark_lines_table  # noqa: E402
 from connect_server import ConnectServer  # noqa: E402
 from kinesis_emulator import (  # noqa: E402
     FAKE_ACCESS_KEY,
@@ -48,20 +48,12 @@ RUN_ID = secrets.token_hex(4)
 
 def built_jar(line: str) -> Path | None:
     """The connector jar the build assembled for a Spark line (such as ``3.5_2.12``), if it did."""
-    jars = [
-        Path(jar)
-        for jar in sorted(
-            glob.glob(str(ROOT / f"connector-jvm/target/{line}/scala-*/spark-kinesis-{line}-*.jar"))
-        )
-        if not jar.endswith(("-tests.jar", "-sources.jar", "-javadoc.jar"))
-    ]
-    return jars[-1] if jars else None
+    return spark_lines_table.built_jar(line)
 
 
 def spark_lines() -> list[str]:
     """The Spark lines of project/spark-lines.tsv, the primary one first."""
-    rows = (ROOT / "project" / "spark-lines.tsv").read_text().splitlines()
-    return [row.split()[0] for row in rows if row.strip() and not row.startswith("#")]
+    return spark_lines_table.ids()
 
 
 @dataclasses.dataclass(frozen=True)
