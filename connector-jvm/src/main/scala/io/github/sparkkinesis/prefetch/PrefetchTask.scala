@@ -74,6 +74,12 @@ private[sparkkinesis] object PrefetchTask {
    */
   val QuietCallsPerSecond = 500
 
+  /**
+   * A quiet shard alone on its thread is called every this many `minFetchPeriod`s (see [[quietPeriodMs]]):
+   * two caught-up readers at the default pace then leave half a shard's calls to a third.
+   */
+  val QuietPeriodsAlone = 2
+
   /** About what a record costs on the heap besides its data: the record, its key and sequence number. */
   private val RecordHeapBytes = 200L
 
@@ -207,10 +213,13 @@ private[sparkkinesis] object PrefetchTask {
 
   /**
    * How long a quiet polled shard may wait between calls ([[PolledReads]]): `minFetchPeriod` times the
-   * shards its thread reads, at most [[MaxQuietPeriodMs]], unless the thread's quiet calls would then be
-   * more than [[QuietCallsPerSecond]]. A shard with a thread of its own is called every `minFetchPeriod` as
-   * asked; a thread reading many calls its quiet shards less often, so that at a thousand shards on a few
-   * cores it does not spend its calls (and the cores) on shards with nothing new.
+   * shards its thread reads, and at least twice `minFetchPeriod`, at most [[MaxQuietPeriodMs]], unless the
+   * thread's quiet calls would then be more than [[QuietCallsPerSecond]]. A thread reading many calls its
+   * quiet shards less often, so that at a thousand shards on a few cores it does not spend its calls (and
+   * the cores) on shards with nothing new. A shard with a thread of its own, once quiet, is called every
+   * other `minFetchPeriod`: the shard's 5 calls a second are shared by all its readers, and readers that
+   * have read all there is would otherwise, at the default pace, take every call Kinesis serves from one
+   * that is behind, whose rare calls after a throttled rest then find none left.
    */
   private[prefetch] def quietPeriodMs(
       lanes: Seq[Seq[Int]],
@@ -218,7 +227,7 @@ private[sparkkinesis] object PrefetchTask {
       minFetchPeriodMs: Long): Long = {
     val perThread = lanes.map(_.count(i => shards(i).consumerArn.isEmpty)).foldLeft(0)(math.max)
     math.max(
-      math.min(MaxQuietPeriodMs, minFetchPeriodMs * math.max(1, perThread)),
+      math.min(MaxQuietPeriodMs, minFetchPeriodMs * math.max(QuietPeriodsAlone, perThread)),
       perThread * 1000L / QuietCallsPerSecond)
   }
 

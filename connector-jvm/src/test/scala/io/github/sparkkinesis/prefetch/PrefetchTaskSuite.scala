@@ -59,7 +59,8 @@ class PrefetchTaskSuite extends AnyFunSuite {
     assert(store.ids == Set((7, 3 * PrefetchTask.MaxShardsPerTask), (7, 3 * PrefetchTask.MaxShardsPerTask + 1L)))
   }
 
-  test("a task whose shards are at their tip with nothing new polls at minFetchPeriod, then gives its core back") {
+  test(
+    "a task whose shard is at its tip with nothing new polls at minFetchPeriod, then slower, then gives its core back") {
     val clock = new ManualClock()
     val api = new FakeKinesisApi(clock)
     val shards = api.createStream("s", 1)
@@ -68,8 +69,8 @@ class PrefetchTaskSuite extends AnyFunSuite {
       PrefetchTask.run(spec(shards), config, reading, api, new InMemoryBlockStore, clock, taskAttemptId = 1)
     assert(clock.nowMillis() - started == PrefetchTask.IdleEndMs, "not the whole maxFetchDuration")
     assert(outcomes.head.data.isEmpty)
-    assert(outcomes.head.calls == 3, "calls at 0, 400 and 800 ms")
-    assert(outcomes.head.cursor.notBeforeMs == started + 1200, "the next task polls on at the same pace")
+    assert(outcomes.head.calls == 2, "calls at 0 and 400 ms; two quiet calls in a row, the next waits 800 ms")
+    assert(outcomes.head.cursor.notBeforeMs == started + 1200, "the next task polls on at that pace")
   }
 
   test(
@@ -246,7 +247,8 @@ class PrefetchTaskSuite extends AnyFunSuite {
         specs,
         minFetchPeriodMs = 400)
     }
-    assert(quiet(4) == 400, "four shards on five threads: each alone")
+    assert(quiet(4) == 800, "four shards on five threads: each alone, called every other minFetchPeriod")
+    assert(quiet(1) == 2 * 400 && PrefetchTask.QuietPeriodsAlone == 2)
     assert(quiet(10) == 800)
     assert(quiet(5, subscribed = 3) == 1200, "three subscribed shards take three of the five threads")
     assert(quiet(1000) == PrefetchTask.MaxQuietPeriodMs)
