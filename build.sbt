@@ -296,6 +296,7 @@ def connectorFor(lineId: String): Project = {
       ),
       Test / javaOptions ++= Seq(
         s"-Dkinesis.test.root=$root",
+        s"-Dkinesis.test.log=${target.value / "test.log"}",
         s"-Dkinesis.test.connectorJar=${assembly.value}",
         s"-Dkinesis.test.javaRelease=${line.javaRelease}"
       ),

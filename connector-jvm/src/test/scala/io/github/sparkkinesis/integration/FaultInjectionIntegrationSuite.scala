@@ -2,14 +2,13 @@
 package io.github.sparkkinesis.integration
 
 import java.nio.charset.StandardCharsets.UTF_8
-import java.nio.file.{Files, Paths}
 
 import scala.jdk.CollectionConverters._
 
 import io.github.sparkkinesis.errors.KinesisException
+import io.github.sparkkinesis.testing.TestLog
 import org.apache.spark.sql.streaming.StreamingQuery
 import org.scalatest.funsuite.AnyFunSuite
-import org.slf4j.LoggerFactory
 
 /**
  * Kinesis going away while queries run: the emulator is stopped and started again on its port, with its
@@ -19,7 +18,6 @@ class FaultInjectionIntegrationSuite extends AnyFunSuite with SourceIntegration 
 
   override protected def persistentEmulator: Boolean = true
 
-  private val marks = LoggerFactory.getLogger("FaultInjection")
 
   /**
    * Stops Kinesis for `seconds`, running `during` meanwhile; returns the log lines written while it was down
@@ -29,7 +27,7 @@ class FaultInjectionIntegrationSuite extends AnyFunSuite with SourceIntegration 
     assume(canStopEmulator, "the endpoint is external: it cannot be stopped")
     Thread.sleep(2500) // the emulator writes its data to disk every second
     try
-      loggedDuring("outage") {
+      TestLog.during("outage") {
         stopEmulator()
         val started = System.nanoTime()
         during
@@ -39,18 +37,8 @@ class FaultInjectionIntegrationSuite extends AnyFunSuite with SourceIntegration 
     finally restartEmulator()
   }
 
-  /** The log lines written while `body` runs. */
-  private def loggedDuring(what: String)(body: => Unit): Seq[String] = {
-    val mark = s"$what ${java.util.UUID.randomUUID()}"
-    marks.warn(s"$mark starts")
-    try body
-    finally marks.warn(s"$mark ends")
-    val log = new String(Files.readAllBytes(Paths.get("target/test.log")), UTF_8).split("\n").toSeq
-    log.dropWhile(!_.contains(s"$mark starts")).takeWhile(!_.contains(s"$mark ends")).drop(1)
-  }
-
   private def connectorWarnings(lines: Seq[String], stream: String): Seq[String] =
-    lines.filter(l => l.contains(" WARN ") && l.contains(stream) && !l.contains("FaultInjection"))
+    lines.filter(l => l.contains(" WARN ") && l.contains(stream))
 
   private def metrics(query: StreamingQuery): Map[String, String] =
     Option(query.lastProgress).map(_.sources.head.metrics.asScala.toMap).getOrElse(Map.empty)
@@ -84,8 +72,7 @@ class FaultInjectionIntegrationSuite extends AnyFunSuite with SourceIntegration 
       warnings.head.contains(s"calls to Kinesis at $endpoint") && warnings.head.contains(
         s"stream '$stream' fail since"))
     eventually("the end of the outage to be logged") {
-      val log = new String(Files.readAllBytes(Paths.get("target/test.log")), UTF_8)
-      log.contains(s"answers again for stream '$stream'")
+      TestLog.text().contains(s"answers again for stream '$stream'")
     }
   }
 
@@ -106,7 +93,7 @@ class FaultInjectionIntegrationSuite extends AnyFunSuite with SourceIntegration 
     val query = collector.start(read(stream)("initialPosition" -> "trim_horizon"), newCheckpoint())
     eventually("the records", query = Some(query))(collector.rows.size >= 20)
     Thread.sleep(3000) // the prefetcher polls on, caught up
-    val lines = loggedDuring("stop")(query.stop())
+    val lines = TestLog.during("stop")(query.stop())
     val loud = lines.filter(l => l.contains(" WARN ") || l.contains(" ERROR "))
     // Spark 4 warns of its own accord when it stops any streaming query between two batches: the query's
     // job group has no job to cancel then.

@@ -3,12 +3,11 @@ package io.github.sparkkinesis.integration
 
 import java.io.{ByteArrayInputStream, ByteArrayOutputStream, ObjectInputStream, ObjectOutputStream}
 import java.nio.charset.StandardCharsets.UTF_8
-import java.nio.file.{Files, Paths}
 
 import io.github.sparkkinesis.aws.{AssumedRoles, AwsCredentialsConfig, SessionCredentials}
 import io.github.sparkkinesis.config.{AwsOptions, ParsedOptions}
 import io.github.sparkkinesis.errors.KinesisException
-import io.github.sparkkinesis.testing.{KinesisEmulator, ServerProcess, StsServer}
+import io.github.sparkkinesis.testing.{KinesisEmulator, ServerProcess, StsServer, TestLog}
 import org.apache.spark.sql.SparkSession
 import org.scalatest.funsuite.AnyFunSuite
 
@@ -159,17 +158,6 @@ class RoleIntegrationSuite extends AnyFunSuite with SourceIntegration {
       .collectFirst { case k: KinesisException => k }
       .getOrElse(fail("no error of the connector's in the failure", t))
 
-  /** The lines of the test log written while `body` ran. */
-  private def loggedDuring(body: => Unit): Seq[String] = {
-    val mark = s"log mark ${java.util.UUID.randomUUID()}"
-    val log = org.slf4j.LoggerFactory.getLogger(getClass)
-    log.warn(s"$mark starts")
-    try body
-    finally log.warn(s"$mark ends")
-    val lines = new String(Files.readAllBytes(Paths.get("target/test.log")), UTF_8).split("\n").toSeq
-    lines.dropWhile(!_.contains(s"$mark starts")).takeWhile(!_.contains(s"$mark ends")).drop(1)
-  }
-
   private def closedPort = s"http://127.0.0.1:${ServerProcess.freePort()}"
 
   test(
@@ -208,7 +196,7 @@ class RoleIntegrationSuite extends AnyFunSuite with SourceIntegration {
     val stream = newStream(shards = 1)
     val closed = closedPort
     var failure: Option[Throwable] = None
-    val lines = loggedDuring {
+    val lines = TestLog.during("role") {
       val query = new BatchCollector().start(
         spark.readStream
           .format("kinesis")

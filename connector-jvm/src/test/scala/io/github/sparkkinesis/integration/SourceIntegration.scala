@@ -5,7 +5,7 @@ import java.nio.charset.StandardCharsets.UTF_8
 
 import io.github.sparkkinesis.client.{PutRecord, PutResult}
 import io.github.sparkkinesis.config.{DocsTables, IamPolicies}
-import io.github.sparkkinesis.testing.{KinesisEmulator, RecordedKinesisCalls, SparkStatus, SparkStreamingSuite}
+import io.github.sparkkinesis.testing.{KinesisEmulator, RecordedKinesisCalls, SparkStatus, SparkStreamingSuite, TestLog}
 import io.github.sparkkinesis.testing.MemoryStreams._
 import org.apache.spark.sql.{DataFrame, Row, SparkSession}
 import org.apache.spark.sql.streaming.StreamingQuery
@@ -116,7 +116,7 @@ trait SourceIntegration extends KinesisEmulator with SparkStreamingSuite { self:
       "the progress" -> query.recentProgress.map(_.json).mkString("\n"),
       "the error" -> trace.toString,
       "the SQL UI" -> uiData.mkString("\n"),
-      "the logs" -> new String(java.nio.file.Files.readAllBytes(java.nio.file.Paths.get("target/test.log")), UTF_8)
+      "the logs" -> TestLog.text()
     )
   }
 
