@@ -476,12 +476,18 @@ SOURCE_REFUSALS: list[tuple[dict[str, Any], str, str, str]] = [
     ({"stream_names": "a,b,a"}, "stream_names", "streamName", "a stream is named twice: a"),
     ({"stream_names": "a,,b"}, "stream_names", "streamName", "it has an empty stream name"),
     ({"stream_names": []}, "stream_names", "streamName", "expected a non-empty list of stream names"),
-    ({"stream_names": None}, "stream_names", "streamName", "either by name (stream_names) or by ARN"),
     (
-        {"stream_arns": "arn:aws:kinesis:eu-west-1:111122223333:stream/a"},
-        "stream_arns",
-        "streamARN",
-        "stream_names names the streams already",
+        {"stream_names": None},
+        "stream_names",
+        "streamName",
+        "give it or stream_arns (option streamARN); a read needs the streams it reads",
+    ),
+    (
+        {"stream_names": "a", "stream_arns": "arn:aws:kinesis:eu-west-1:111122223333:stream/a"},
+        "stream_names",
+        "streamName",
+        "it cannot be given with stream_arns='arn:aws:kinesis:eu-west-1:111122223333:stream/a' (option "
+        "streamARN): both name the streams to read or write",
     ),
     ({"stream_arns": "a"}, "stream_arns", "streamARN", "'a' is not a stream ARN (arn:aws:kinesis:"),
     (
@@ -780,7 +786,7 @@ def test_streams_are_named_by_arn_and_read_through_registered_consumers() -> Non
     orders = "arn:aws:kinesis:eu-west-1:111122223333:stream/orders"
     with pytest.raises(KinesisOptionError, match=r"stream_arns \(option streamARN\) is 'orders': "):
         KinesisSourceOptions(stream_arns="orders")
-    with pytest.raises(KinesisOptionError, match="give the stream by name or by ARN"):
+    with pytest.raises(KinesisOptionError, match="both name the streams to read or write"):
         KinesisSinkOptions(stream_name="orders", stream_arn=orders)
     with pytest.raises(KinesisOptionError, match="the sink writes to one stream"):
         KinesisSinkOptions(stream_arn=f"{orders},{orders}")
@@ -797,7 +803,10 @@ def test_streams_are_named_by_arn_and_read_through_registered_consumers() -> Non
             registered_consumer_id_type=ConsumerIdType.ARN,
         )
     for other, value in (("consumer_name", "mine"), ("require_consumer_deregistration", True)):
-        with pytest.raises(KinesisOptionError, match=rf"^\[KINESIS_OPTIONS_CONFLICT\] {other} "):
+        with pytest.raises(
+            KinesisOptionError,
+            match=rf"^\[KINESIS_OPTIONS_CONFLICT\] registered_consumer_id .* given with {other}=",
+        ):
             KinesisSourceOptions(**efo, registered_consumer_id="admin", **{other: value})
 
 
@@ -1199,4 +1208,68 @@ def test_options_refused_together_or_missing_have_the_conditions_the_jvm_gives_t
     with pytest.raises(KinesisOptionError) as both:
         KinesisSinkOptions(stream_name="a", stream_arn=arn)
     assert both.value.getCondition() == "KINESIS_OPTIONS_CONFLICT"
-    assert both.value.getMessageParameters()["other"] == "streamName"
+    # As the JVM's declaration (OptionRelations.StreamsOneWay) names them, and .load() does.
+    assert both.value.getMessageParameters()["key"] == "streamName"
+    assert both.value.getMessageParameters()["other"] == "streamARN"
+
+
+def test_options_the_jvm_declares_exclusive_or_required_are_refused_as_load_refuses_them(
+    spark: SparkSession,
+) -> None:
+    # Each rule between options that _options.json declares (OptionRelations), broken in a builder and in
+    # .load(): the same condition and parameters, the reason included.
+    arn = "arn:aws:kinesis:eu-west-1:111122223333:stream/a"
+    efo = {"consumer_mode": ConsumerMode.EFO, "registered_consumer_id": "admin"}
+    efo_raw = {"consumerMode": "efo", "registeredConsumerId": "admin"}
+    cases: list[tuple[type[Any], dict[str, Any], dict[str, str]]] = [
+        (
+            KinesisSourceOptions,
+            {"stream_names": "a", "stream_arns": arn},
+            {"streamName": "a", "streamARN": arn},
+        ),
+        (KinesisSourceOptions, {}, {}),
+        (
+            KinesisSourceOptions,
+            {"max_partitions": 2, "shards_per_task": 3},
+            {"maxPartitions": "2", "shardsPerTask": "3"},
+        ),
+        (KinesisSourceOptions, {**efo, "consumer_name": "mine"}, {**efo_raw, "consumerName": "mine"}),
+        (
+            KinesisSourceOptions,
+            {**efo, "consumer_name_prefix": "x_"},
+            {**efo_raw, "consumerNamePrefix": "x_"},
+        ),
+        (
+            KinesisSourceOptions,
+            {**efo, "require_consumer_deregistration": True},
+            {**efo_raw, "requireConsumerDeregistration": "true"},
+        ),
+        (
+            KinesisBatchReadOptions,
+            {"stream_names": "a", "stream_arns": arn},
+            {"streamName": "a", "streamARN": arn},
+        ),
+        (KinesisBatchReadOptions, {}, {}),
+        (KinesisSinkOptions, {"stream_name": "a", "stream_arn": arn}, {"streamName": "a", "streamARN": arn}),
+    ]
+    exported = json.loads((Path(pyspark_kinesis.__file__).parent / "_options.json").read_text())
+    declared = {side: len(rules) for side, rules in exported["relations"].items()}
+    assert declared == {"source": 6, "batch": 2, "sink": 1}, "a rule was added or removed: update the cases"
+    for builder, fields, raw in cases:
+        reading = builder is not KinesisSinkOptions
+        base = {"stream_names": "a"} if reading and fields and "stream_arns" not in fields else {}
+        with pytest.raises(KinesisOptionError) as python:
+            builder(**base, **fields)
+        options = {"region": "eu-west-1", **({"streamName": "a"} if base else {}), **raw}
+        with pytest.raises(KinesisOptionError) as jvm:
+            if builder is KinesisSinkOptions:
+                rows = spark.range(1).selectExpr("CAST(id AS STRING) AS data")
+                rows.write.format("kinesis").options(**options).save()
+            else:
+                reader = spark.read if builder is KinesisBatchReadOptions else spark.readStream
+                reader.format("kinesis").options(**options).load()
+        assert python.value.getCondition() == jvm.value.getCondition(), (fields, jvm.value)
+        parameters = dict(jvm.value.getMessageParameters())
+        if python.value.getCondition() == "KINESIS_OPTION_MISSING":
+            parameters.pop("example")  # the JVM's example value; Python's message says what to give instead
+        assert python.value.getMessageParameters() == parameters, (fields, jvm.value)

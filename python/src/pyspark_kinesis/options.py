@@ -199,22 +199,26 @@ class NullData(Enum):
     SKIP = "skip"
 
 
-# ---- the JVM's rules: each option's rule, read from the registry the JVM exports ----
+# ---- the JVM's rules, read from the registry the JVM exports ----
 #
 # _options.json is generated from the connector's option declarations (the JVM's KinesisOptionsRegistry;
-# a JVM test keeps it in step), so the bounds, patterns and defaults below are the JVM's own.
+# a JVM test keeps it in step). Read from it: each option's key, default and rule (bounds, patterns, units,
+# choices), and each side's rules between options (OptionRelations: options that exclude each other, options
+# one of which is required), reasons included; so the bounds, defaults and reasons below are the JVM's own.
+# Left here: the converters from Python values (timedelta, datetime, enums) to the JVM's strings, which only
+# Python can write, and the checks between options that need the values themselves (consumer names counted
+# against the streams, positions naming streams not read, an end before the start); the numbers those use
+# (the longest consumer name, a query id's length) come from the registry too.
 
 _ToJvm = Callable[[Any], str]
 _LONG_MAX = 2**63 - 1
-
-
-def _load_registry() -> dict[str, dict[str, Any]]:
-    text = (Path(__file__).parent / "_options.json").read_text(encoding="utf-8")
-    exported = json.loads(text)
-    return {o["key"]: o for side in ("source", "batch", "sink") for o in exported[side]}
-
-
-_REGISTRY = _load_registry()
+_EXPORTED: dict[str, Any] = json.loads((Path(__file__).parent / "_options.json").read_text(encoding="utf-8"))
+_REGISTRY: dict[str, dict[str, Any]] = {
+    o["key"]: o for side in ("source", "batch", "sink") for o in _EXPORTED[side]
+}
+#: Per side (source, batch, sink), the JVM's rules between options: {"kind": "excludes", "key", "other",
+#: "otherValue", "when", "reason"} or {"kind": "oneRequired", "keys", "reason"}.
+_RELATIONS: dict[str, list[dict[str, Any]]] = _EXPORTED["relations"]
 _CONSUMER_NAMES = _REGISTRY["consumerName"]["rule"]
 _DEFAULT_CONSUMER_NAME_PREFIX: str = _REGISTRY["consumerNamePrefix"]["default"]
 # A host as the JVM's java.net.URI takes one: a single DNS label, labels of which the last starts with a
@@ -695,8 +699,12 @@ class _KinesisOptions:
     #: 1 s, or ``"inf"`` to wait forever.
     outage_timeout: dt.timedelta | Literal["inf"] | None = field(default=None, metadata=_jvm("outageTimeout"))
 
+    #: Which side's rules between options apply (the keys of _RELATIONS); set by each builder.
+    _SIDE = ""
+
     def __post_init__(self) -> None:
-        """Checks every field that is set (and every required one) as the JVM will."""
+        """Checks every field that is set (and every required one) as the JVM will, then the JVM's rules
+        between the options of the builder's side."""
         for f in fields(self):
             value = getattr(self, f.name)
             if value is not None or _is_required(f):
@@ -704,6 +712,42 @@ class _KinesisOptions:
                     _spec(f).to_jvm(value)
                 except _Refused as refused:
                     raise self._refusal(f.name, str(refused)) from None
+        self._check_relations()
+
+    def _check_relations(self) -> None:
+        """Refuses options given together that the JVM's declarations say exclude each other, and the
+        options one of which the JVM requires all left out; with the JVM's keys, in its order, and its
+        reasons."""
+        names = {_spec(f).key: f.name for f in fields(self)}
+        for rule in _RELATIONS[self._SIDE]:
+            if rule["kind"] == "oneRequired":
+                alternatives = [names[key] for key in rule["keys"]]
+                if all(getattr(self, name) is None for name in alternatives):
+                    raise self._missing(alternatives, rule["reason"])
+            elif rule["kind"] == "excludes":
+                name, other, when = names[rule["key"]], names[rule["other"]], rule["when"]
+                if (
+                    getattr(self, name) is not None
+                    and self._has(other, rule["otherValue"])
+                    and (when is None or self._has(names[when["key"]], when["value"]))
+                ):
+                    raise self._conflict(name, other, rule["reason"])
+            else:
+                raise AssertionError(
+                    f"the JVM declares a rule between options the builders do not know: {rule}"
+                )
+
+    def _has(self, name: str, value: str | None) -> bool:
+        """With ``value`` None, whether the field ``name`` is set; else whether its JVM value (the JVM's
+        default when it is None) is ``value``."""
+        given = getattr(self, name) is not None
+        if value is None:
+            return given
+        return (self._jvm_value(name) if given else _spec(self.__dataclass_fields__[name]).default) == value
+
+    def _jvm_value(self, name: str) -> str:
+        """The JVM's value of the field ``name``, checked already."""
+        return _spec(self.__dataclass_fields__[name]).to_jvm(getattr(self, name))
 
     def _refusal(self, name: str, reason: str) -> KinesisOptionError:
         """The error for the field ``name``: field, JVM option, value (unless secret) and ``reason``, under
@@ -715,24 +759,30 @@ class _KinesisOptions:
             message_parameters={"key": spec.key, "value": shown, "problem": reason},
         )
 
+    def _shown(self, name: str) -> str:
+        """The value of the field ``name`` as a message shows it: ``*****`` for a secret."""
+        return "*****" if _spec(self.__dataclass_fields__[name]).secret else repr(getattr(self, name))
+
     def _conflict(self, name: str, other: str, reason: str) -> KinesisOptionError:
         """The error for the fields ``name`` and ``other`` given together, under the JVM's condition for
-        options that exclude each other (``KINESIS_OPTIONS_CONFLICT``)."""
+        options that exclude each other (``KINESIS_OPTIONS_CONFLICT``) and with its parameters."""
         key, other_key = (_spec(self.__dataclass_fields__[n]).key for n in (name, other))
-        shown = "*****" if _spec(self.__dataclass_fields__[name]).secret else repr(getattr(self, name))
         return KinesisOptionError(
-            f"{name} (option {key}) is {shown}: {reason}",
+            f"{name} (option {key}) is {self._shown(name)}: it cannot be given with "
+            f"{other}={self._shown(other)} (option {other_key}): {reason}",
             condition="KINESIS_OPTIONS_CONFLICT",
             message_parameters={"key": key, "other": other_key, "reason": reason},
         )
 
-    def _missing(self, name: str, reason: str) -> KinesisOptionError:
-        """The error for the required field ``name`` left out (``KINESIS_OPTION_MISSING``)."""
-        key = _spec(self.__dataclass_fields__[name]).key
+    def _missing(self, names: list[str], reason: str) -> KinesisOptionError:
+        """The error for the fields ``names``, one of which is required, all left out
+        (``KINESIS_OPTION_MISSING``, naming the first as the JVM does)."""
+        first, *others = (f"{n} (option {_spec(self.__dataclass_fields__[n]).key})" for n in names)
+        alternatives = f"give it or {' or '.join(others)}; " if others else ""
         return KinesisOptionError(
-            f"{name} (option {key}) is None: {reason}",
+            f"{first} is None: {alternatives}{reason}",
             condition="KINESIS_OPTION_MISSING",
-            message_parameters={"key": key},
+            message_parameters={"key": _spec(self.__dataclass_fields__[names[0]]).key},
         )
 
     def _set_fields(self) -> Iterator[tuple[str, _Spec, Any]]:
@@ -812,20 +862,10 @@ class _KinesisReadOptions(_KinesisOptions):
     max_partitions: int | None = field(default=None, metadata=_jvm("maxPartitions"))
 
     def __post_init__(self) -> None:
-        """Checks every field, that the streams are named one way, then that the query offsets given as
-        positions are of the streams read, as the JVM does."""
+        """Checks every field and the JVM's rules between them (the streams named one way), then that the
+        query offsets given as positions are of the streams read, as the JVM does. That check stays here,
+        not in the registry: it reads the streams out of the values."""
         super().__post_init__()
-        if self.stream_names is None and self.stream_arns is None:
-            raise self._missing(
-                "stream_names",
-                "give the streams to read either by name (stream_names) or by ARN (stream_arns)",
-            )
-        if self.stream_names is not None and self.stream_arns is not None:
-            raise self._conflict(
-                "stream_arns",
-                "stream_names",
-                "stream_names names the streams already; give them by name or by ARN, not both",
-            )
         streams = self._streams()
         for name in self._positions():
             others = [s for s in _offset_streams(self._jvm_value(name)) if s not in streams]
@@ -847,10 +887,6 @@ class _KinesisReadOptions(_KinesisOptions):
         return [
             name for name in ("initial_position", "end_position") if getattr(self, name, None) is not None
         ]
-
-    def _jvm_value(self, name: str) -> str:
-        """The JVM's value of the field ``name``, checked already."""
-        return _spec(self.__dataclass_fields__[name]).to_jvm(getattr(self, name))
 
 
 @_builder
@@ -919,19 +955,14 @@ class KinesisSourceOptions(_KinesisReadOptions):
         default=None, metadata=_jvm("registeredConsumerIdType", choices=ConsumerIdType)
     )
 
+    _SIDE = "source"
+
     def __post_init__(self) -> None:
-        """Checks every field and the offsets' streams, then, with enhanced fan-out, the consumer names
-        against the streams as the JVM does (with polling the JVM ignores them), and that ``max_partitions``
-        and ``shards_per_task`` are not both given."""
+        """Checks every field, the JVM's rules between them and the offsets' streams, then, with enhanced
+        fan-out, the consumer names and registered consumer ids against the streams as the JVM does (with
+        polling the JVM ignores them). Those stay here, not in the registry: they count and measure the
+        values given."""
         super().__post_init__()
-        if self.max_partitions is not None and self.shards_per_task is not None:
-            raise self._conflict(
-                "max_partitions",
-                "shards_per_task",
-                "it cannot be given with shards_per_task (option shardsPerTask): max_partitions sets how "
-                "many tasks a read is split into, shards_per_task derives them from the shards; give one of "
-                "the two",
-            )
         if self.consumer_mode is not ConsumerMode.EFO:
             return
         streams = self._streams()
@@ -958,22 +989,9 @@ class KinesisSourceOptions(_KinesisReadOptions):
             )
 
     def _check_registered(self, streams: list[str]) -> None:
-        """A registered consumer: none of the query's own consumer's fields, and an id per stream (or one
-        name for all), as the JVM checks them."""
-        for other in ("consumer_name", "consumer_name_prefix"):
-            if getattr(self, other) is not None:
-                raise self._conflict(
-                    other,
-                    "registered_consumer_id",
-                    "it names the consumer a query registers itself; with registered_consumer_id it "
-                    "registers none",
-                )
-        if self.require_consumer_deregistration:
-            raise self._conflict(
-                "require_consumer_deregistration",
-                "registered_consumer_id",
-                "a query never deregisters a consumer it was given (registered_consumer_id)",
-            )
+        """A registered consumer: an id per stream (or one name for all), each a name or an ARN as
+        ``registered_consumer_id_type`` says, as the JVM checks them (the fields of the query's own consumer
+        it excludes are the registry's rules)."""
         ids = self._jvm_value("registered_consumer_id").split(",")
         by_arn = self.registered_consumer_id_type is ConsumerIdType.ARN
         if len(ids) != len(streams) and (by_arn or len(ids) != 1):
@@ -1022,9 +1040,12 @@ class KinesisBatchReadOptions(_KinesisReadOptions):
         default=None, metadata=_jvm("endPosition", choices=EndPosition)
     )
 
+    _SIDE = "batch"
+
     def __post_init__(self) -> None:
-        """Checks every field and the offsets' streams, then what the JVM refuses of a batch read: enhanced
-        fan-out, and an ``at_timestamp`` end before an ``at_timestamp`` start."""
+        """Checks every field, the JVM's rules between them and the offsets' streams, then what the JVM
+        refuses of a batch read: enhanced fan-out, and an ``at_timestamp`` end before an ``at_timestamp``
+        start (which stays here: it compares the two datetimes)."""
         super().__post_init__()
         if self.consumer_mode is ConsumerMode.EFO:
             raise self._refusal(
@@ -1066,12 +1087,4 @@ class KinesisSinkOptions(_KinesisOptions):
     #: The most bytes of one aggregated record (``kplAggregationMaxSize``), 1kb to 1mb.
     kpl_aggregation_max_size: int | str | None = field(default=None, metadata=_jvm("kplAggregationMaxSize"))
 
-    def __post_init__(self) -> None:
-        """Checks every field, and that the stream is named one way at most, as the JVM does."""
-        super().__post_init__()
-        if self.stream_name is not None and self.stream_arn is not None:
-            raise self._conflict(
-                "stream_arn",
-                "stream_name",
-                "stream_name names the stream already; give the stream by name or by ARN",
-            )
+    _SIDE = "sink"

@@ -3,7 +3,7 @@ package io.github.sparkkinesis.api
 
 import scala.jdk.CollectionConverters._
 
-import io.github.sparkkinesis.config.{KinesisOptions, OptionRule, OptionSpec}
+import io.github.sparkkinesis.config.{KinesisOptions, OptionRelation, OptionRelations, OptionRule, OptionSpec}
 
 /**
  * The options the connector accepts, as other languages' option builders check themselves against them:
@@ -33,7 +33,9 @@ private[sparkkinesis] object KinesisOptionsRegistry {
 
   /**
    * Every option of each side (`source`: streaming reads, `batch`: batch reads, `sink`), with its key,
-   * default (null: none), secrecy and rule.
+   * default (null: none), secrecy and rule; and under `relations`, each side's rules between its options
+   * ([[io.github.sparkkinesis.config.OptionRelations]]): options that exclude each other, and options one of
+   * which is required, each with its reason.
    */
   def json(): String = {
     def side(specs: Seq[OptionSpec[_]]) = specs.map { s =>
@@ -48,6 +50,12 @@ private[sparkkinesis] object KinesisOptionsRegistry {
     all.put("source", side(KinesisOptions.all))
     all.put("batch", side(KinesisOptions.batchRead))
     all.put("sink", side(KinesisOptions.shared ++ KinesisOptions.sinkOnly))
+    def rules(relations: Seq[OptionRelation]) = relations.map(_.describe).asJava
+    val relations = new java.util.LinkedHashMap[String, Any]()
+    relations.put("source", rules(OptionRelations.source))
+    relations.put("batch", rules(OptionRelations.batch))
+    relations.put("sink", rules(OptionRelations.sink))
+    all.put("relations", relations)
     OptionRule.toJson(all) + "\n"
   }
 

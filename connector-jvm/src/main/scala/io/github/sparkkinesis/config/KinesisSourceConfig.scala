@@ -56,13 +56,7 @@ private[sparkkinesis] object KinesisSourceConfig {
     val streams = StreamOptions.required(options)
     val initialPosition = options.required(KinesisOptions.InitialPositionOption)
     val maxPartitions = options.get(KinesisOptions.MaxPartitions)
-    if (maxPartitions.isDefined && options.givenKeys.contains(KinesisOptions.ShardsPerTask.key))
-      throw KinesisErrors.optionsConflict(
-        KinesisOptions.MaxPartitions.key,
-        KinesisOptions.ShardsPerTask.key,
-        "maxPartitions sets how many tasks a read is split into, shardsPerTask derives them from the shards; " +
-          "give one of the two."
-      )
+    OptionRelations.MaxPartitionsOrShardsPerTask.check(options)
     KinesisBatchReadConfig.checkStreams(initialPosition, EndPosition.Latest, streams)
     KinesisSourceConfig(
       streams = streams,

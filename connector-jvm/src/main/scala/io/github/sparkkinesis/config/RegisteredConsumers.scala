@@ -18,20 +18,7 @@ private[sparkkinesis] object RegisteredConsumers {
   def parse(options: ParsedOptions, streams: Seq[String]): Option[Map[String, QueryConsumer.Registered]] =
     options.get(KinesisOptions.RegisteredConsumerId).map { ids =>
       val idKey = KinesisOptions.RegisteredConsumerId.key
-      Seq(KinesisOptions.ConsumerName, KinesisOptions.ConsumerNamePrefix).find(o => options.givenKeys(o.key)).foreach {
-        o =>
-          throw KinesisErrors.optionsConflict(
-            idKey,
-            o.key,
-            s"${o.key} names the consumer a query registers itself, and a query given $idKey registers none."
-          )
-      }
-      if (options.required(KinesisOptions.RequireConsumerDeregistration))
-        throw KinesisErrors.optionsConflict(
-          idKey,
-          KinesisOptions.RequireConsumerDeregistration.key,
-          "a query never deregisters a consumer it was given, which others may read through too."
-        )
+      OptionRelations.RegisteredConsumer.foreach(_.check(options))
       def refuse(problem: String, example: String) =
         KinesisErrors.invalidOption(idKey, s"'${ids.mkString(",")}'", problem, example)
       val byArn = options.required(KinesisOptions.RegisteredConsumerIdType) == ConsumerIdType.Arn

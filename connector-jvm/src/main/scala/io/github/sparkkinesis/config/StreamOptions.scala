@@ -10,23 +10,21 @@ import io.github.sparkkinesis.errors.KinesisErrors
  */
 private[sparkkinesis] object StreamOptions {
 
-  /** The names of the streams, in the order given; None when neither option is set. */
-  def names(options: ParsedOptions): Option[Seq[String]] =
-    options.get(KinesisOptions.StreamName) match {
-      case Some(_) if options.get(KinesisOptions.StreamArnOption).isDefined =>
-        throw KinesisErrors.optionsConflict(
-          KinesisOptions.StreamName.key,
-          KinesisOptions.StreamArnOption.key,
-          "both name the streams to read or write; keep streamARN to name them by ARN (another account's " +
-            "stream shared by a resource policy), or streamName."
-        )
-      case Some(named) => Some(named)
-      case None => arns(options).map(_.map(_.name))
-    }
+  /**
+   * The names of the streams, in the order given; None when neither option is set. Refuses both set
+   * ([[OptionRelations.StreamsOneWay]]).
+   */
+  def names(options: ParsedOptions): Option[Seq[String]] = {
+    OptionRelations.StreamsOneWay.check(options)
+    options.get(KinesisOptions.StreamName).orElse(arns(options).map(_.map(_.name)))
+  }
 
-  /** The names of the streams; fails naming `streamName` when neither option is set. */
+  /**
+   * The names of the streams; fails naming `streamName` when neither option is set
+   * ([[OptionRelations.StreamsRequired]]).
+   */
   def required(options: ParsedOptions): Seq[String] =
-    names(options).getOrElse(throw KinesisErrors.missingOption(KinesisOptions.StreamName.key, "my-stream"))
+    names(options).getOrElse(throw OptionRelations.StreamsRequired.error)
 
   /**
    * The ARNs `streamARN` gives, if set: one stream of each name (the name is how rows and offsets know a
