@@ -18,7 +18,6 @@ class FaultInjectionIntegrationSuite extends AnyFunSuite with SourceIntegration 
 
   override protected def persistentEmulator: Boolean = true
 
-
   /**
    * Stops Kinesis for `seconds`, running `during` meanwhile; returns the log lines written while it was down
    * (what the connector logs once Kinesis answers again is after them).
