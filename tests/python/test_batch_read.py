@@ -276,10 +276,13 @@ def test_enhanced_fan_out_is_refused_in_a_batch_read(spark: SparkSession, kinesi
         "[KINESIS_OPTION_NOT_IN_BATCH_READ] Option 'consumerMode' does not apply to a batch read "
         "(spark.read): "
     ), error
-    # The builder refuses it before the JVM is asked; polling, the default, is taken.
+    # The builder refuses it before the JVM is asked, under the JVM's condition and with its parameters;
+    # polling, the default, is taken.
     with pytest.raises(
         KinesisOptionError,
-        match=r"^\[KINESIS_OPTION_INVALID\] consumer_mode \(option consumerMode\) is <ConsumerMode.EFO",
-    ):
+        match=r"^\[KINESIS_OPTION_NOT_IN_BATCH_READ\] consumer_mode \(option consumerMode\) is "
+        r"<ConsumerMode.EFO",
+    ) as built:
         KinesisBatchReadOptions(stream_names="s", **where(kinesis), consumer_mode=ConsumerMode.EFO)
+    assert built.value.getMessageParameters() == error.getMessageParameters()
     batch_read(spark, kinesis, "s", consumer_mode=ConsumerMode.POLLING)

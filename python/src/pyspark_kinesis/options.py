@@ -217,7 +217,8 @@ _REGISTRY: dict[str, dict[str, Any]] = {
     o["key"]: o for side in ("source", "batch", "sink") for o in _EXPORTED[side]
 }
 #: Per side (source, batch, sink), the JVM's rules between options: {"kind": "excludes", "key", "other",
-#: "otherValue", "when", "reason"} or {"kind": "oneRequired", "keys", "reason"}.
+#: "otherValue", "when", "reason"}, {"kind": "requires", "key", "other", "otherValue", "reason"} or
+#: {"kind": "oneRequired", "keys", "reason"}.
 _RELATIONS: dict[str, list[dict[str, Any]]] = _EXPORTED["relations"]
 _CONSUMER_NAMES = _REGISTRY["consumerName"]["rule"]
 _DEFAULT_CONSUMER_NAME_PREFIX: str = _REGISTRY["consumerNamePrefix"]["default"]
@@ -715,9 +716,9 @@ class _KinesisOptions:
         self._check_relations()
 
     def _check_relations(self) -> None:
-        """Refuses options given together that the JVM's declarations say exclude each other, and the
-        options one of which the JVM requires all left out; with the JVM's keys, in its order, and its
-        reasons."""
+        """Refuses options given together that the JVM's declarations say exclude each other, an option
+        given without one it needs, and the options one of which the JVM requires all left out; with the
+        JVM's keys, in its order, and its reasons."""
         names = {_spec(f).key: f.name for f in fields(self)}
         for rule in _RELATIONS[self._SIDE]:
             if rule["kind"] == "oneRequired":
@@ -732,6 +733,10 @@ class _KinesisOptions:
                     and (when is None or self._has(names[when["key"]], when["value"]))
                 ):
                     raise self._conflict(name, other, rule["reason"])
+            elif rule["kind"] == "requires":
+                name, other = names[rule["key"]], names[rule["other"]]
+                if getattr(self, name) is not None and not self._has(other, rule["otherValue"]):
+                    raise self._incomplete(name, other, rule["otherValue"], rule["reason"])
             else:
                 raise AssertionError(
                     f"the JVM declares a rule between options the builders do not know: {rule}"
@@ -772,6 +777,18 @@ class _KinesisOptions:
             f"{other}={self._shown(other)} (option {other_key}): {reason}",
             condition="KINESIS_OPTIONS_CONFLICT",
             message_parameters={"key": key, "other": other_key, "reason": reason},
+        )
+
+    def _incomplete(self, name: str, other: str, value: str | None, reason: str) -> KinesisOptionError:
+        """The error for the field ``name`` given without ``other`` (or without ``other`` being the JVM value
+        ``value``), under the JVM's condition for it (``KINESIS_OPTIONS_INCOMPLETE``) and with its
+        parameters."""
+        key, other_key = (_spec(self.__dataclass_fields__[n]).key for n in (name, other))
+        needed = other if value is None else f"{other} (option {other_key}) to be {value!r}"
+        return KinesisOptionError(
+            f"{name} (option {key}) is {self._shown(name)}: it needs {needed}: {reason}",
+            condition="KINESIS_OPTIONS_INCOMPLETE",
+            message_parameters={"key": other_key, "present": key, "reason": reason},
         )
 
     def _missing(self, names: list[str], reason: str) -> KinesisOptionError:
@@ -1048,10 +1065,16 @@ class KinesisBatchReadOptions(_KinesisReadOptions):
         start (which stays here: it compares the two datetimes)."""
         super().__post_init__()
         if self.consumer_mode is ConsumerMode.EFO:
-            raise self._refusal(
-                "consumer_mode",
-                "a batch read polls the range it reads (an enhanced fan-out subscription pushes records as "
-                "they come, with no end to stop at); leave it None or give ConsumerMode.POLLING",
+            # The JVM's condition and parameters for it (KINESIS_OPTION_NOT_IN_BATCH_READ), as .load() says.
+            reason = (
+                "a batch read polls the range it reads; an enhanced fan-out subscription pushes records as "
+                "they come, with no end to stop at, and would need a registered consumer"
+            )
+            raise KinesisOptionError(
+                f"consumer_mode (option consumerMode) is {self.consumer_mode!r}: {reason}; leave it None or "
+                "give ConsumerMode.POLLING, or read with spark.readStream",
+                condition="KINESIS_OPTION_NOT_IN_BATCH_READ",
+                message_parameters={"key": "consumerMode", "reason": reason},
             )
         start, end = self.initial_position, self.end_position
         if (

@@ -53,10 +53,7 @@ private[sparkkinesis] object AwsOptions {
     val arn = options.get(KinesisOptions.RoleArn)
     val externalId = options.get(KinesisOptions.RoleExternalId)
     val stsEndpoint = options.get(KinesisOptions.StsEndpoint)
-    if (arn.isEmpty) {
-      if (externalId.isDefined) throw missingWith(KinesisOptions.RoleArn, KinesisOptions.RoleExternalId)
-      if (stsEndpoint.isDefined) throw missingWith(KinesisOptions.RoleArn, KinesisOptions.StsEndpoint)
-    }
+    OptionRelations.Role.foreach(_.check(options))
     arn.map { roleArn =>
       val role = RoleSpec(
         roleArn,
@@ -71,25 +68,14 @@ private[sparkkinesis] object AwsOptions {
   }
 
   private def credentials(options: ParsedOptions): AwsCredentialsConfig = {
-    val accessKey = options.get(KinesisOptions.AwsAccessKey)
-    val secretKey = options.get(KinesisOptions.AwsSecretKey)
-    val sessionToken = options.get(KinesisOptions.AwsSessionToken)
-    (accessKey, secretKey) match {
-      case (Some(id), Some(secret)) => AwsCredentialsConfig.StaticKeys(id, secret, sessionToken)
-      case (None, None) if sessionToken.isEmpty => AwsCredentialsConfig.DefaultChain
-      case (None, None) => throw missingWith(KinesisOptions.AwsAccessKey, KinesisOptions.AwsSessionToken)
-      case (Some(_), None) => throw missingWith(KinesisOptions.AwsSecretKey, KinesisOptions.AwsAccessKey)
-      case (None, Some(_)) => throw missingWith(KinesisOptions.AwsAccessKey, KinesisOptions.AwsSecretKey)
+    OptionRelations.Keys.foreach(_.check(options))
+    // The rules leave the keys both given or neither, and a session token only with them.
+    (options.get(KinesisOptions.AwsAccessKey), options.get(KinesisOptions.AwsSecretKey)) match {
+      case (Some(id), Some(secret)) =>
+        AwsCredentialsConfig.StaticKeys(id, secret, options.get(KinesisOptions.AwsSessionToken))
+      case _ => AwsCredentialsConfig.DefaultChain
     }
   }
-
-  private def missingWith(missing: OptionSpec[_], present: OptionSpec[_]) =
-    KinesisErrors.optionsIncomplete(
-      missing.key,
-      present.key,
-      if (missing == KinesisOptions.RoleArn) s"${present.key} applies to the role roleArn names."
-      else "give awsAccessKey and awsSecretKey together, or neither to use the default credential chain."
-    )
 
   private val RegionInStsHost = """(?:^|\.)sts(?:-fips)?\.([a-z]{2}(?:-[a-z]+)+-\d+)\.""".r
 

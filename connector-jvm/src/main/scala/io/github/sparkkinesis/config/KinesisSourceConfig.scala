@@ -97,12 +97,7 @@ private[sparkkinesis] object KinesisSourceConfig {
     if (consumer.isEfo) {
       if (consumer.registered.isEmpty) checkNames(consumer, streams)
     } else {
-      if (options.givenKeys.contains(KinesisOptions.RegisteredConsumerId.key))
-        throw KinesisErrors.optionsIncomplete(
-          KinesisOptions.ConsumerModeOption.key,
-          KinesisOptions.RegisteredConsumerId.key,
-          "a registered consumer is read through by enhanced fan-out: set consumerMode to efo."
-        )
+      OptionRelations.RegisteredConsumerNeedsEfo.check(options)
       val efoOnly = Seq(
         KinesisOptions.ConsumerName,
         KinesisOptions.ConsumerNamePrefix,

@@ -36,11 +36,10 @@ private[sparkkinesis] final case class ExcludedTogether(
     if (broken(options)) throw error
 
   /** Whether the options given break the rule: parses the two values (a bad one is refused as such). */
-  def broken(options: ParsedOptions): Boolean = {
-    def set(spec: OptionSpec[_]) = options.givenKeys.contains(spec.key) && options.get(spec).isDefined
-    set(key) && otherValue.fold(set(other))(OptionRelation.has(options, other, _)) &&
-    when.forall { case (spec, value) => OptionRelation.has(options, spec, value) }
-  }
+  def broken(options: ParsedOptions): Boolean =
+    OptionRelation.set(options, key) && otherValue.fold(OptionRelation.set(options, other))(
+      OptionRelation.has(options, other, _)) &&
+      when.forall { case (spec, value) => OptionRelation.has(options, spec, value) }
 
   def error: KinesisIllegalArgumentException = KinesisErrors.optionsConflict(key.key, other.key, reason)
 
@@ -50,6 +49,37 @@ private[sparkkinesis] final case class ExcludedTogether(
     out.put("other", other.key)
     out.put("otherValue", otherValue.orNull)
     out.put("when", when.map { case (spec, value) => OptionRelation.keyValue(spec, value) }.orNull)
+    out
+  }
+}
+
+/**
+ * `key` needs `other`: `key` set without `other` (or, with `otherValue`, without `other`'s value, given or its
+ * default, being that one) fails with `KINESIS_OPTIONS_INCOMPLETE`, naming `other` as missing and `key` as
+ * present, with `reason` (a sentence).
+ */
+private[sparkkinesis] final case class Requires(
+    key: OptionSpec[_],
+    other: OptionSpec[_],
+    reason: String,
+    otherValue: Option[String] = None)
+    extends OptionRelation {
+
+  def check(options: ParsedOptions): Unit =
+    if (broken(options)) throw error
+
+  /** Whether the options given break the rule: parses the values it reads (a bad one is refused as such). */
+  def broken(options: ParsedOptions): Boolean =
+    OptionRelation.set(options, key) &&
+      !otherValue.fold(OptionRelation.set(options, other))(OptionRelation.has(options, other, _))
+
+  def error: KinesisIllegalArgumentException = KinesisErrors.optionsIncomplete(other.key, key.key, reason)
+
+  def describe: java.util.Map[String, Any] = {
+    val out = OptionRelation.described("requires", reason)
+    out.put("key", key.key)
+    out.put("other", other.key)
+    out.put("otherValue", otherValue.orNull)
     out
   }
 }
@@ -73,6 +103,10 @@ private[sparkkinesis] final case class OneRequired(options: Seq[OptionSpec[_]], 
 }
 
 private[sparkkinesis] object OptionRelation {
+
+  /** Whether the option is given (its value parsed: a bad one is refused as such). */
+  private[config] def set(options: ParsedOptions, spec: OptionSpec[_]): Boolean =
+    options.givenKeys.contains(spec.key) && options.get(spec).isDefined
 
   /** Whether the option's value, given or its default, is `value` as the option reads it. */
   private[config] def has(options: ParsedOptions, spec: OptionSpec[_], value: String): Boolean =
@@ -141,13 +175,34 @@ private[sparkkinesis] object OptionRelations {
       when = efo
     )
 
+  /** Keys given whole or not at all (none: the default credential chain), in the order they are checked. */
+  val Keys: Seq[Requires] = {
+    val reason = "give awsAccessKey and awsSecretKey together, or neither to use the default credential chain."
+    Seq(
+      Requires(AwsAccessKey, AwsSecretKey, reason),
+      Requires(AwsSecretKey, AwsAccessKey, reason),
+      Requires(AwsSessionToken, AwsAccessKey, reason))
+  }
+
+  /** What applies only to the role `roleArn` names. */
+  val Role: Seq[Requires] =
+    Seq(RoleExternalId, StsEndpoint).map(o => Requires(o, RoleArn, s"${o.key} applies to the role roleArn names."))
+
+  val RegisteredConsumerNeedsEfo: Requires = Requires(
+    RegisteredConsumerId,
+    ConsumerModeOption,
+    "a registered consumer is read through by enhanced fan-out: set consumerMode to efo.",
+    otherValue = Some("efo")
+  )
+
   /** Streaming reads' rules. */
   val source: Seq[OptionRelation] =
-    Seq(StreamsOneWay, StreamsRequired, MaxPartitionsOrShardsPerTask) ++ RegisteredConsumer
+    Seq(StreamsOneWay, StreamsRequired, MaxPartitionsOrShardsPerTask) ++ RegisteredConsumer ++
+      Seq(RegisteredConsumerNeedsEfo) ++ Keys ++ Role
 
   /** Batch reads' rules (they take neither shardsPerTask nor enhanced fan-out's options). */
-  val batch: Seq[OptionRelation] = Seq(StreamsOneWay, StreamsRequired)
+  val batch: Seq[OptionRelation] = Seq(StreamsOneWay, StreamsRequired) ++ Keys ++ Role
 
   /** The sink's rules: a row's `stream` column may name the stream instead, so none is required. */
-  val sink: Seq[OptionRelation] = Seq(StreamsOneWay)
+  val sink: Seq[OptionRelation] = Seq(StreamsOneWay) ++ Keys ++ Role
 }

@@ -28,11 +28,13 @@ class OptionRelationsSuite extends AnyFunSuite {
         Map(key.key -> key.example, other.key -> otherValue.getOrElse(other.example)) ++
         when.map { case (spec, value) => spec.key -> value }
     case OneRequired(_, _) => Map.empty
+    case Requires(key, _, _, _) => Map("streamName" -> "orders", key.key -> key.example)
   }
 
   private def error(relation: OptionRelation): KinesisIllegalArgumentException = relation match {
     case r: ExcludedTogether => r.error
     case r: OneRequired => r.error
+    case r: Requires => r.error
   }
 
   test("options that break a side's declared rule fail with its error, however the keys are cased") {
@@ -66,6 +68,7 @@ class OptionRelationsSuite extends AnyFunSuite {
     def keys(relation: OptionRelation): Seq[OptionSpec[_]] = relation match {
       case ExcludedTogether(key, other, _, _, when) => Seq(key, other) ++ when.map(_._1)
       case OneRequired(options, _) => options
+      case Requires(key, other, _, _) => Seq(key, other)
     }
     val options = Map(
       "source" -> KinesisOptions.all,

@@ -2,7 +2,6 @@
 package io.github.sparkkinesis.integration
 
 import java.io.{ByteArrayInputStream, ByteArrayOutputStream, ObjectInputStream, ObjectOutputStream}
-import java.nio.charset.StandardCharsets.UTF_8
 
 import io.github.sparkkinesis.aws.{AssumedRoles, AwsCredentialsConfig, SessionCredentials}
 import io.github.sparkkinesis.config.{AwsOptions, ParsedOptions}
