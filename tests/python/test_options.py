@@ -1282,7 +1282,9 @@ def test_options_the_jvm_declares_exclusive_or_required_are_refused_as_load_refu
     ]
     exported = json.loads((Path(pyspark_kinesis.__file__).parent / "_options.json").read_text())
     declared = {side: len(rules) for side, rules in exported["relations"].items()}
-    assert declared == {"source": 12, "batch": 7, "sink": 6}, "a rule was added or removed: update the cases"
+    assert declared == {"source": 12, "batch": 7, "sink": 6, "shared": 5}, (
+        "a rule was added or removed: update the cases"
+    )
     for builder, fields, raw in cases:
         reading = builder is not KinesisSinkOptions
         base = {"stream_names": "a"} if reading and fields and "stream_arns" not in fields else {}
@@ -1301,3 +1303,15 @@ def test_options_the_jvm_declares_exclusive_or_required_are_refused_as_load_refu
         if python.value.getCondition() == "KINESIS_OPTION_MISSING":
             parameters.pop("example")  # the JVM's example value; Python's message says what to give instead
         assert python.value.getMessageParameters() == parameters, (fields, jvm.value)
+
+
+def test_the_options_every_side_shares_keep_their_rules_alone() -> None:
+    # What the consumer manager and its command line build: the shared options, and the JVM's rules between
+    # them (OptionRelations.shared), with no side's own.
+    from pyspark_kinesis.options import _KinesisOptions
+
+    assert _KinesisOptions(region="eu-west-1").to_options() == {"region": "eu-west-1"}
+    with pytest.raises(KinesisOptionError) as refused:
+        _KinesisOptions(region="eu-west-1", aws_access_key="AKIA0000")
+    assert refused.value.getCondition() == "KINESIS_OPTIONS_INCOMPLETE"
+    assert refused.value.getMessageParameters()["key"] == "awsSecretKey"

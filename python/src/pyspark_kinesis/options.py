@@ -216,9 +216,9 @@ _EXPORTED: dict[str, Any] = json.loads((Path(__file__).parent / "_options.json")
 _REGISTRY: dict[str, dict[str, Any]] = {
     o["key"]: o for side in ("source", "batch", "sink") for o in _EXPORTED[side]
 }
-#: Per side (source, batch, sink), the JVM's rules between options: {"kind": "excludes", "key", "other",
-#: "otherValue", "when", "reason"}, {"kind": "requires", "key", "other", "otherValue", "reason"} or
-#: {"kind": "oneRequired", "keys", "reason"}.
+#: Per side (source, batch, sink, and "shared": the options every side shares), the JVM's rules between
+#: options: {"kind": "excludes", "key", "other", "otherValue", "when", "reason"}, {"kind": "requires", "key",
+#: "other", "otherValue", "reason"} or {"kind": "oneRequired", "keys", "reason"}.
 _RELATIONS: dict[str, list[dict[str, Any]]] = _EXPORTED["relations"]
 _CONSUMER_NAMES = _REGISTRY["consumerName"]["rule"]
 _DEFAULT_CONSUMER_NAME_PREFIX: str = _REGISTRY["consumerNamePrefix"]["default"]
@@ -700,8 +700,9 @@ class _KinesisOptions:
     #: 1 s, or ``"inf"`` to wait forever.
     outage_timeout: dt.timedelta | Literal["inf"] | None = field(default=None, metadata=_jvm("outageTimeout"))
 
-    #: Which side's rules between options apply (the keys of _RELATIONS); set by each builder.
-    _SIDE = ""
+    #: Which side's rules between options apply (the keys of _RELATIONS): each builder sets its own; these
+    #: options alone (the consumer manager's) take those of the options every side shares.
+    _SIDE = "shared"
 
     def __post_init__(self) -> None:
         """Checks every field that is set (and every required one) as the JVM will, then the JVM's rules

@@ -34,8 +34,9 @@ private[sparkkinesis] object KinesisOptionsRegistry {
   /**
    * Every option of each side (`source`: streaming reads, `batch`: batch reads, `sink`), with its key,
    * default (null: none), secrecy and rule; and under `relations`, each side's rules between its options
-   * ([[io.github.sparkkinesis.config.OptionRelations]]): options that exclude each other, and options one of
-   * which is required, each with its reason.
+   * ([[io.github.sparkkinesis.config.OptionRelations]]), and under `shared` those of the options every side
+   * shares: options that exclude each other, that need another, or one of which is required, each with its
+   * reason.
    */
   def json(): String = {
     def side(specs: Seq[OptionSpec[_]]) = specs.map { s =>
@@ -55,6 +56,7 @@ private[sparkkinesis] object KinesisOptionsRegistry {
     relations.put("source", rules(OptionRelations.source))
     relations.put("batch", rules(OptionRelations.batch))
     relations.put("sink", rules(OptionRelations.sink))
+    relations.put("shared", rules(OptionRelations.shared))
     all.put("relations", relations)
     OptionRule.toJson(all) + "\n"
   }

@@ -195,14 +195,17 @@ private[sparkkinesis] object OptionRelations {
     otherValue = Some("efo")
   )
 
+  /** The rules of the options every side shares (where Kinesis is, as whom): the consumer manager's too. */
+  val shared: Seq[OptionRelation] = Keys ++ Role
+
   /** Streaming reads' rules. */
   val source: Seq[OptionRelation] =
     Seq(StreamsOneWay, StreamsRequired, MaxPartitionsOrShardsPerTask) ++ RegisteredConsumer ++
-      Seq(RegisteredConsumerNeedsEfo) ++ Keys ++ Role
+      Seq(RegisteredConsumerNeedsEfo) ++ shared
 
   /** Batch reads' rules (they take neither shardsPerTask nor enhanced fan-out's options). */
-  val batch: Seq[OptionRelation] = Seq(StreamsOneWay, StreamsRequired) ++ Keys ++ Role
+  val batch: Seq[OptionRelation] = Seq(StreamsOneWay, StreamsRequired) ++ shared
 
   /** The sink's rules: a row's `stream` column may name the stream instead, so none is required. */
-  val sink: Seq[OptionRelation] = Seq(StreamsOneWay) ++ Keys ++ Role
+  val sink: Seq[OptionRelation] = Seq(StreamsOneWay) ++ shared
 }
