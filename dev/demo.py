@@ -183,7 +183,7 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument("--secret-key", help="the secret key of --access-key")
     parser.add_argument("--write", action="store_true", help="write words to an existing stream too")
     parser.add_argument(
-        "--seconds", type=float, default=20.0, help="how long to write words, or to read (default: 20)"
+        "--seconds", type=float, default=12.0, help="how long to write words, or to read (default: 12)"
     )
     parser.add_argument("--jar", type=Path, help=f"the connector jar (default: the built {JAR_GLOB})")
     args = parser.parse_args()
