@@ -10,8 +10,15 @@ import io.github.sparkkinesis.errors.{KinesisErrors, KinesisIllegalArgumentExcep
  */
 private[sparkkinesis] sealed trait OptionRelation {
 
+  /** Whether the options given break the rule (values it reads are parsed: a bad one is refused as such). */
+  def broken(options: ParsedOptions): Boolean
+
+  /** The error `.load()` fails with when the rule is broken. */
+  def error: KinesisIllegalArgumentException
+
   /** Fails, as `.load()` does, when the options given break the rule. */
-  def check(options: ParsedOptions): Unit
+  final def check(options: ParsedOptions): Unit =
+    if (broken(options)) throw error
 
   /** The rule as plain Java values, for JSON. */
   def describe: java.util.Map[String, Any]
@@ -32,10 +39,6 @@ private[sparkkinesis] final case class ExcludedTogether(
     when: Option[(OptionSpec[_], String)] = None)
     extends OptionRelation {
 
-  def check(options: ParsedOptions): Unit =
-    if (broken(options)) throw error
-
-  /** Whether the options given break the rule: parses the two values (a bad one is refused as such). */
   def broken(options: ParsedOptions): Boolean =
     OptionRelation.set(options, key) && otherValue.fold(OptionRelation.set(options, other))(
       OptionRelation.has(options, other, _)) &&
@@ -44,10 +47,7 @@ private[sparkkinesis] final case class ExcludedTogether(
   def error: KinesisIllegalArgumentException = KinesisErrors.optionsConflict(key.key, other.key, reason)
 
   def describe: java.util.Map[String, Any] = {
-    val out = OptionRelation.described("excludes", reason)
-    out.put("key", key.key)
-    out.put("other", other.key)
-    out.put("otherValue", otherValue.orNull)
+    val out = OptionRelation.pair("excludes", reason, key, other, otherValue)
     out.put("when", when.map { case (spec, value) => OptionRelation.keyValue(spec, value) }.orNull)
     out
   }
@@ -65,23 +65,13 @@ private[sparkkinesis] final case class Requires(
     otherValue: Option[String] = None)
     extends OptionRelation {
 
-  def check(options: ParsedOptions): Unit =
-    if (broken(options)) throw error
-
-  /** Whether the options given break the rule: parses the values it reads (a bad one is refused as such). */
   def broken(options: ParsedOptions): Boolean =
     OptionRelation.set(options, key) &&
       !otherValue.fold(OptionRelation.set(options, other))(OptionRelation.has(options, other, _))
 
   def error: KinesisIllegalArgumentException = KinesisErrors.optionsIncomplete(other.key, key.key, reason)
 
-  def describe: java.util.Map[String, Any] = {
-    val out = OptionRelation.described("requires", reason)
-    out.put("key", key.key)
-    out.put("other", other.key)
-    out.put("otherValue", otherValue.orNull)
-    out
-  }
+  def describe: java.util.Map[String, Any] = OptionRelation.pair("requires", reason, key, other, otherValue)
 }
 
 /**
@@ -90,8 +80,7 @@ private[sparkkinesis] final case class Requires(
  */
 private[sparkkinesis] final case class OneRequired(options: Seq[OptionSpec[_]], reason: String) extends OptionRelation {
 
-  def check(parsed: ParsedOptions): Unit =
-    if (!options.exists(o => parsed.givenKeys.contains(o.key))) throw error
+  def broken(parsed: ParsedOptions): Boolean = !options.exists(o => parsed.givenKeys.contains(o.key))
 
   def error: KinesisIllegalArgumentException = KinesisErrors.missingOption(options.head.key, options.head.example)
 
@@ -116,6 +105,20 @@ private[sparkkinesis] object OptionRelation {
     val out = new java.util.LinkedHashMap[String, Any]()
     out.put("kind", kind)
     out.put("reason", reason)
+    out
+  }
+
+  /** A rule between two options, `key` and `other` (with the value of `other` it is about, if any). */
+  private[config] def pair(
+      kind: String,
+      reason: String,
+      key: OptionSpec[_],
+      other: OptionSpec[_],
+      otherValue: Option[String]): java.util.LinkedHashMap[String, Any] = {
+    val out = described(kind, reason)
+    out.put("key", key.key)
+    out.put("other", other.key)
+    out.put("otherValue", otherValue.orNull)
     out
   }
 

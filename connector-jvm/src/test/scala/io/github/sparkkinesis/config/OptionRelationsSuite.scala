@@ -31,12 +31,6 @@ class OptionRelationsSuite extends AnyFunSuite {
     case Requires(key, _, _, _) => Map("streamName" -> "orders", key.key -> key.example)
   }
 
-  private def error(relation: OptionRelation): KinesisIllegalArgumentException = relation match {
-    case r: ExcludedTogether => r.error
-    case r: OneRequired => r.error
-    case r: Requires => r.error
-  }
-
   test("options that break a side's declared rule fail with its error, however the keys are cased") {
     for {
       (side, relations, parse) <- sides
@@ -45,7 +39,7 @@ class OptionRelationsSuite extends AnyFunSuite {
     } {
       val options = breaking(relation).map { case (k, v) => (if (lower) k.toLowerCase(Locale.ROOT) else k) -> v }
       val refused = intercept[KinesisIllegalArgumentException](parse(options))
-      val expected = error(relation)
+      val expected = relation.error
       assert(refused.getCondition == expected.getCondition, s"$side: $options")
       assert(refused.getMessageParameters.asScala == expected.getMessageParameters.asScala, s"$side: $options")
     }
