@@ -12,11 +12,12 @@ import software.amazon.awssdk.core.exception.{ApiCallAttemptTimeoutException, Ap
 
 /**
  * Says where credentials failed, how, and what to check ([[CredentialsFailure]]), from what the AWS SDK
- * threw: when a provider of [[Credentials.provider]] could not get any ([[resolving]]), or when Kinesis
- * refused the ones a call was signed with ([[ofKinesis]]). The source is named by what the connector was
- * given: STS for an assumed role (its endpoint, the role, the session name, whether with an external id),
- * the default chain and what this JVM sets it up with (web identity, container credentials, a profile,
- * keys), the keys given as options, a session the driver sent to an executor. Stateless.
+ * threw: when a provider of [[Credentials.provider]] could not get any ([[resolving]]), or when Kinesis (or
+ * the Glue Schema Registry) refused the ones a call was signed with ([[ofKinesis]], [[ofService]]). The
+ * source is named by what the connector was given: STS for an assumed role (its endpoint, the role, the
+ * session name, whether with an external id), the default chain and what this JVM sets it up with (web
+ * identity, container credentials, a profile, keys), the keys given as options, a session the driver sent to
+ * an executor. Stateless.
  *
  * What is transient: the source could not be reached, or failed for now (no connection, a timeout, a 5xx,
  * throttling). Everything else is not: access denied, an unknown key, a bad external id or token, expired
@@ -373,29 +374,43 @@ private[sparkkinesis] object CredentialsDiagnosis {
   private val RefusalWords =
     Seq("Status Code: 4", "AccessDenied", "not authorized", "InvalidIdentityToken", "InvalidClientTokenId")
 
-  // ---- Kinesis refused the credentials ----
+  // ---- Kinesis (or Glue) refused the credentials ----
 
   /** Whether Kinesis refused a call for its credentials themselves: expired, an unknown key, a bad signature. */
-  def rejectsCredentials(e: AwsServiceException): Boolean = {
-    val code = codeOf(e)
-    expiredCode(code) || invalidCredentialCodes(code)
-  }
+  def rejectsCredentials(e: AwsServiceException): Boolean = rejectsCredentials(codeOf(e))
+
+  /** Whether an AWS error code (`UnrecognizedClientException`, ...) refuses a call's credentials themselves. */
+  def rejectsCredentials(code: String): Boolean = expiredCode(code) || invalidCredentialCodes(code)
 
   /** Kinesis at `target` refused the credentials `config` gave a call ([[rejectsCredentials]]). */
   def ofKinesis(
       config: AwsCredentialsConfig,
       target: String,
       e: AwsServiceException,
+      settings: SdkSettings = SdkSettings.ofThisJvm): CredentialsFailure =
+    ofService("Kinesis", config, target, codeOf(e), said(e), e, settings)
+
+  /**
+   * `service` (Kinesis, Glue) at `target` refused the credentials `config` gave a call with AWS' error `code`
+   * ([[rejectsCredentials]]), saying `message`; `e` is the failure, the cause of the one returned.
+   */
+  def ofService(
+      service: String,
+      config: AwsCredentialsConfig,
+      target: String,
+      code: String,
+      message: String,
+      e: Throwable,
       settings: SdkSettings = SdkSettings.ofThisJvm): CredentialsFailure = {
     val described = describe(config, settings)
-    if (expiredCode(codeOf(e))) config match {
+    if (expiredCode(code)) config match {
       case s: RoleSession =>
         val newest = AssumedRoles.newestReceived(s.role).getOrElse(s.session)
         new CredentialsFailure(
           Expired,
           s"the session of role ${s.role.arn} that this executor received from the driver expired at " +
             Instant.ofEpochMilli(newest.expiresAtMillis),
-          said(e),
+          message,
           "The driver assumes the role again halfway through each session, and every task brings its current " +
             "session to the executor; this one had none newer: a task ran longer than a session lasts (an hour), " +
             "or the driver could not renew it (its log says why; check that it reaches STS, and stsEndpoint). " +
@@ -407,20 +422,20 @@ private[sparkkinesis] object CredentialsDiagnosis {
         new CredentialsFailure(
           Expired,
           s"the session of $described has expired",
-          said(e),
+          message,
           "The connector assumes the role again before its session expires: check that the driver reaches STS " +
             "(stsEndpoint), and that its clock is right.",
           renewable = false,
           e
         )
       case other =>
-        new CredentialsFailure(Expired, s"$described have expired", said(e), expiredCheck(other, settings), false, e)
+        new CredentialsFailure(Expired, s"$described have expired", message, expiredCheck(other, settings), false, e)
     }
     else
       new CredentialsFailure(
         Refused,
-        s"Kinesis at $target did not accept $described",
-        said(e),
+        s"$service at $target did not accept $described",
+        message,
         invalidCheck(config),
         renewable = false,
         e)
