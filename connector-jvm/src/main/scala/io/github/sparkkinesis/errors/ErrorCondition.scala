@@ -65,6 +65,13 @@ private[sparkkinesis] object ErrorCondition {
   val CredentialsUnreachable: ErrorCondition = declare("KINESIS_CREDENTIALS_UNREACHABLE", Family.Credentials)
   val DataLoss: ErrorCondition = declare("KINESIS_DATA_LOSS", Family.DataLoss)
   val EndpointUnreachable: ErrorCondition = declare("KINESIS_ENDPOINT_UNREACHABLE", Family.Unavailable)
+  val GlueRegistryAccessDenied: ErrorCondition = declare("KINESIS_GLUE_REGISTRY_ACCESS_DENIED", Family.AccessDenied)
+  val GlueRegistryCredentials: ErrorCondition = declare("KINESIS_GLUE_REGISTRY_CREDENTIALS", Family.Credentials)
+  val GlueRegistryNotFound: ErrorCondition = declare("KINESIS_GLUE_REGISTRY_NOT_FOUND", Family.Other)
+  val GlueRegistryRefused: ErrorCondition = declare("KINESIS_GLUE_REGISTRY_REFUSED", Family.Other)
+  val GlueRegistryUnreachable: ErrorCondition = declare("KINESIS_GLUE_REGISTRY_UNREACHABLE", Family.Unavailable)
+  val GlueSchemaVersionNotAvailable: ErrorCondition =
+    declare("KINESIS_GLUE_SCHEMA_VERSION_NOT_AVAILABLE", Family.Other)
   val OffsetInvalid: ErrorCondition = declare("KINESIS_OFFSET_INVALID", Family.Checkpoint)
   val OptionsConflict: ErrorCondition = declare("KINESIS_OPTIONS_CONFLICT", Family.Option)
   val OptionsIncomplete: ErrorCondition = declare("KINESIS_OPTIONS_INCOMPLETE", Family.Option)

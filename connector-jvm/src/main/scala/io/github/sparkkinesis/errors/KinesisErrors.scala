@@ -4,9 +4,9 @@ package io.github.sparkkinesis.errors
 import scala.jdk.CollectionConverters._
 
 /**
- * The one place that makes the connector's errors: each method fills in the parameters of one condition of
- * `error/kinesis-error-conditions.json`, which words it. Values shown are never secrets (secrets arrive
- * here already redacted).
+ * The one place that makes the connector's errors (with [[GlueRegistryErrors]], those of the AWS Glue Schema
+ * Registry): each method fills in the parameters of one condition of `error/kinesis-error-conditions.json`,
+ * which words it. Values shown are never secrets (secrets arrive here already redacted).
  */
 private[sparkkinesis] object KinesisErrors {
 
@@ -129,7 +129,7 @@ private[sparkkinesis] object KinesisErrors {
    * The principal AWS says it denied ("User: arn:aws:sts::...:assumed-role/... is not authorized to ..."), from
    * a refusal or a copy of it: which credentials a call was made with, as AWS saw them.
    */
-  private def deniedPrincipal(cause: Throwable): Option[String] =
+  private[errors] def deniedPrincipal(cause: Throwable): Option[String] =
     Iterator
       .iterate(cause)(_.getCause)
       .takeWhile(_ != null)

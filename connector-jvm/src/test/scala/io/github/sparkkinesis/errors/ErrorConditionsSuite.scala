@@ -76,7 +76,14 @@ class ErrorConditionsSuite extends AnyFunSuite {
       KinesisErrors.saveModeUnsupported("Overwrite", "a stream cannot be emptied"),
       KinesisErrors.schemaFixed("data, streamName"),
       KinesisErrors.v1SourceUnsupported(),
-      KinesisErrors.unavailable("s", "here", "read", 600, "no call has succeeded since then", "10m", cause)
+      KinesisErrors.unavailable("s", "here", "read", 600, "no call has succeeded since then", "10m", cause),
+      GlueRegistryErrors.notFound("here", "GetSchemaVersion", "schema version 1", "not found", "Check it.", cause),
+      GlueRegistryErrors.accessDenied("here", "GetSchemaVersion", "schema version 1", cause),
+      GlueRegistryErrors.credentials("here", "schema version 1", "none found", "no keys", "Check.", false, cause),
+      GlueRegistryErrors.unreachable("here", "GetSchemaVersion", "schema version 1", 4, 1400, "refused", cause),
+      GlueRegistryErrors.refused("here", "CreateSchema", "schema 's' of registry 'r'", "InvalidInput", "no", cause),
+      GlueRegistryErrors.alreadyExists("here", "CreateSchema", "schema 's'", "AlreadyExistsException", "it is", cause),
+      GlueRegistryErrors.versionNotAvailable("here", "schema 's' of registry 'r'", 3, "FAILURE", "It breaks BACKWARD.")
     )
     made.foreach { e =>
       assert(e.getMessage.startsWith(s"[${e.getCondition}] "), e.getMessage)
@@ -90,6 +97,27 @@ class ErrorConditionsSuite extends AnyFunSuite {
       made.head.getMessage == """[KINESIS_OPTION_MISSING] Option 'streamName' is required. For example: """ +
         """.option("streamName", "my-stream").""")
     assert(KinesisErrors.endpointUnreachable("s", "here", "read", cause).getMessage.contains("': Connection refused."))
+  }
+
+  test("the Glue Schema Registry's errors have the kind their callers match on, and cross to the driver with it") {
+    val cause = new RuntimeException("User: arn:aws:iam::123456789012:user/u is not authorized to perform: glue:X")
+    val denied = GlueRegistryErrors.accessDenied("here", "GetSchemaVersion", "schema version 1", cause)
+    assert(denied.kind == GlueRegistryException.AccessDenied)
+    assert(
+      denied.getMessage.contains(
+        "denied glue:GetSchemaVersion on schema version 1 to arn:aws:iam::123456789012:user/u."))
+    val bytes = new ByteArrayOutputStream()
+    new ObjectOutputStream(bytes).writeObject(denied)
+    val got =
+      new ObjectInputStream(new ByteArrayInputStream(bytes.toByteArray))
+        .readObject()
+        .asInstanceOf[GlueRegistryException]
+    assert(got.kind == GlueRegistryException.AccessDenied && got.getMessage == denied.getMessage)
+    assert(ErrorCondition.unapply(got).contains(ErrorCondition.GlueRegistryAccessDenied))
+    val outage =
+      GlueRegistryErrors.credentials("here", "schema version 1", "could not reach STS", "timeout", ".", true, null)
+    assert(
+      outage.kind == GlueRegistryException.Unreachable && outage.getCondition == "KINESIS_GLUE_REGISTRY_CREDENTIALS")
   }
 
   test("access denied names the principal AWS denied, when AWS names it: which credentials the call was made with") {
