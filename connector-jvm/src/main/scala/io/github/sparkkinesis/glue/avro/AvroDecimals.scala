@@ -3,14 +3,16 @@ package io.github.sparkkinesis.glue.avro
 
 import java.math.{BigDecimal => JBigDecimal, BigInteger}
 
-import org.apache.avro.LogicalTypes
-import org.apache.spark.sql.types.Decimal
+import org.apache.avro.{LogicalTypes, Schema}
+import org.apache.avro.Schema.Type
+import org.apache.spark.sql.types.{Decimal, DecimalType}
 
 /**
- * Avro's decimal logical type, read: the unscaled value as a big-endian two's complement integer, in bytes
- * or a fixed, with the scale and precision the schema gives.
+ * Avro's decimal logical type, read and written: the unscaled value as a big-endian two's complement
+ * integer, in bytes (as few as it needs) or a fixed (sign-extended to its size), with the scale and
+ * precision the schema gives.
  *
- * Runs on executors, as part of [[AvroReaders]]. Stateless and thread-safe.
+ * Runs on executors, as part of [[AvroReaders]] and [[AvroWriters]]. Stateless and thread-safe.
  */
 private[avro] object AvroDecimals {
 
@@ -29,4 +31,45 @@ private[avro] object AvroDecimals {
       else Decimal(new JBigDecimal(unscaled, scale), precision, scale)
     }
   }
+
+  /**
+   * The writer of a column of `column`'s decimals as `schema`, a bytes or fixed with the decimal logical
+   * type. The column fits when every value it can hold is one of the Avro type's without rounding: no more
+   * digits after the point, and no more before it.
+   */
+  def writer(schema: Schema, column: DecimalType, path: String): AvroWriters.Write = {
+    val avro = schema.getLogicalType.asInstanceOf[LogicalTypes.Decimal]
+    val (precision, scale) = (avro.getPrecision, avro.getScale)
+    if (column.scale > scale || column.precision - column.scale > precision - scale)
+      throw new AvroConversionException(
+        s"${FieldPath.column(path)}: a ${column.simpleString} column does not fit the Avro type " +
+          s"decimal($precision, $scale): its values have up to ${column.precision - column.scale} digits before " +
+          s"the point and ${column.scale} after it, the Avro type's up to ${precision - scale} and $scale. Cast " +
+          s"it to decimal($precision, $scale).")
+    val (p, s) = (column.precision, column.scale)
+    if (schema.getType == Type.BYTES)
+      (out, from, at) => out.writeBytes(unscaled(from.getDecimal(at, p, s), scale).toByteArray)
+    else {
+      val size = schema.getFixedSize
+      (out, from, at) => {
+        val bytes = unscaled(from.getDecimal(at, p, s), scale).toByteArray
+        if (bytes.length > size)
+          throw new AvroEncodeException(
+            s"${FieldPath.column(path)}: ${from.getDecimal(at, p, s)} takes ${bytes.length} bytes, and its Avro " +
+              s"type is a fixed of $size.")
+        if (bytes.length == size) out.writeFixed(bytes)
+        else {
+          val padded = new Array[Byte](size)
+          val sign: Byte = if (bytes(0) < 0) -1 else 0
+          java.util.Arrays.fill(padded, 0, size - bytes.length, sign)
+          System.arraycopy(bytes, 0, padded, size - bytes.length, bytes.length)
+          out.writeFixed(padded)
+        }
+      }
+    }
+  }
+
+  /** The unscaled value at `scale`, which is no smaller than the decimal's own: exact, never rounded. */
+  private def unscaled(value: Decimal, scale: Int): BigInteger =
+    value.toJavaBigDecimal.setScale(scale).unscaledValue
 }
