@@ -40,12 +40,16 @@ private[sparkkinesis] object AwsOptions {
       .orElse(endpoint.flatMap(regionOfEndpoint))
       .orElse(resolveDefaultRegion())
       .getOrElse(throw KinesisErrors.noRegion(endpoint))
+    AwsConfig(region, endpoint, credentialsOf(options, region), arns.map(a => a.name -> a.arn).toMap)
+  }
+
+  /**
+   * As whom to call AWS in `region`: the role roleArn names (assumed with the keys given, or the default
+   * chain), else the keys given, else the default chain.
+   */
+  def credentialsOf(options: ParsedOptions, region: String): AwsCredentialsConfig = {
     val keys = credentials(options)
-    AwsConfig(
-      region,
-      endpoint,
-      assumedRole(options, region, keys).getOrElse(keys),
-      arns.map(a => a.name -> a.arn).toMap)
+    assumedRole(options, region, keys).getOrElse(keys)
   }
 
   /** With roleArn: the role, assumed with `base` (the keys given, or the default chain). */

@@ -93,7 +93,7 @@ private[sparkkinesis] object KinesisOptions {
     spec(
       "roleArn",
       null,
-      "An IAM role to assume, with the keys above or the default chain, for every Kinesis call (cross-account).",
+      "An IAM role to assume, with the keys above or the default chain, for every call to AWS (cross-account).",
       "arn:aws:iam::123456789012:role/kinesis-reader"
     )(roleArn)
 

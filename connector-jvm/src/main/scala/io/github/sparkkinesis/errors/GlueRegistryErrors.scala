@@ -145,6 +145,43 @@ private[sparkkinesis] object GlueRegistryErrors {
       "detail" -> detail
     )
 
+  /**
+   * A record `from_glue_registry` cannot decode, in FAILFAST mode.
+   *
+   * @param kind   the sub-condition: NOT_FRAMED, OTHER_SCHEMA or INVALID
+   * @param record the record, as a phrase: where it was read, when known, else its size
+   */
+  def recordUndecodable(
+      kind: String,
+      record: String,
+      problem: String,
+      cause: Throwable,
+      parameters: (String, String)*): KinesisException =
+    new KinesisException(
+      s"${GlueRecordUndecodable.name}.$kind",
+      (Map("record" -> record, "problem" -> problem) ++ parameters).asJava,
+      cause)
+
+  /** A schema version a registry function cannot work with; `version` is its number, or "latest". */
+  def schemaUnusable(
+      function: String,
+      schema: String,
+      registry: String,
+      version: String,
+      format: String,
+      problem: String): KinesisIllegalArgumentException =
+    new KinesisIllegalArgumentException(
+      GlueSchemaUnusable.name,
+      Map(
+        "function" -> function,
+        "schema" -> schema,
+        "registry" -> registry,
+        "version" -> version,
+        "format" -> format,
+        "problem" -> problem).asJava,
+      null
+    )
+
   private def glue(
       kind: GlueRegistryException.Kind,
       condition: ErrorCondition,

@@ -35,6 +35,14 @@ private[sparkkinesis] object KinesisErrors {
   def unknownOption(key: String, suggestion: String): KinesisIllegalArgumentException =
     argument(OptionUnknown, "key" -> key, "suggestion" -> suggestion)
 
+  /** A function called with arguments it does not take; `signature` shows those it does. */
+  def functionArguments(function: String, signature: String, problem: String): KinesisIllegalArgumentException =
+    argument(FunctionArguments, "function" -> function, "signature" -> signature, "problem" -> problem)
+
+  /** A function's option it does not take; `options` lists those it does. */
+  def functionOptionUnknown(function: String, key: String, options: Seq[String]): KinesisIllegalArgumentException =
+    argument(FunctionOptionUnknown, "function" -> function, "key" -> key, "options" -> options.mkString(", "))
+
   /** An option of the Databricks source that names something only Databricks resolves; `what` says what. */
   def optionDatabricksOnly(key: String, what: String): KinesisIllegalArgumentException =
     argument(OptionDatabricksOnly, "key" -> key, "what" -> what)

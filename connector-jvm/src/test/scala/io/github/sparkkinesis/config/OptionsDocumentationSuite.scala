@@ -64,6 +64,7 @@ object DocsTables {
   val OptionsPage = "docs/reference/options.md"
   val ErrorsPage = "docs/reference/errors.md"
   val CredentialsPage = "docs/guides/credentials.md"
+  val FunctionsPage = "docs/reference/functions.md"
 
   /** What a user runs to write the tables and the registry again. */
   val Regenerate = "run dev/sbt \"spark43_213/Test/runMain io.github.sparkkinesis.config.DocsTables\""
@@ -74,12 +75,14 @@ object DocsTables {
     Table("sink-options", OptionsPage, KinesisOptions.sinkMarkdownTable),
     Table("batch-options", OptionsPage, KinesisOptions.batchReadMarkdownTable),
     Table("errors", ErrorsPage, io.github.sparkkinesis.errors.ErrorTable.markdown),
-    Table("iam-policies", CredentialsPage, IamPolicies.markdown)
+    Table("iam-policies", CredentialsPage, IamPolicies.markdown),
+    Table("function-options", FunctionsPage, io.github.sparkkinesis.glue.GlueFunctionOptions.markdownTable)
   )
 
   private def origin(marker: String) = marker match {
     case "errors" => "error/kinesis-error-conditions.json"
     case "iam-policies" => "ClientUse"
+    case "function-options" => "GlueFunctionOptions"
     case _ => "KinesisOptions"
   }
 

@@ -83,7 +83,19 @@ class ErrorConditionsSuite extends AnyFunSuite {
       GlueRegistryErrors.unreachable("here", "GetSchemaVersion", "schema version 1", 4, 1400, "refused", cause),
       GlueRegistryErrors.refused("here", "CreateSchema", "schema 's' of registry 'r'", "InvalidInput", "no", cause),
       GlueRegistryErrors.alreadyExists("here", "CreateSchema", "schema 's'", "AlreadyExistsException", "it is", cause),
-      GlueRegistryErrors.versionNotAvailable("here", "schema 's' of registry 'r'", 3, "FAILURE", "It breaks BACKWARD.")
+      GlueRegistryErrors.versionNotAvailable("here", "schema 's' of registry 'r'", 3, "FAILURE", "It breaks BACKWARD."),
+      GlueRegistryErrors.recordUndecodable("NOT_FRAMED", "a record of 2 bytes", "it ends within the header", null),
+      GlueRegistryErrors.recordUndecodable("INVALID", "a record of 20 bytes", "it ends inside a long", cause),
+      GlueRegistryErrors.recordUndecodable(
+        "OTHER_SCHEMA",
+        "a record of 20 bytes",
+        "its header names another schema",
+        null,
+        "writerSchema" -> "r/payments",
+        "schema" -> "r/orders"),
+      GlueRegistryErrors.schemaUnusable("from_glue_registry", "orders", "r", "2", "JSON", "dataFormat says AVRO"),
+      KinesisErrors.functionArguments("from_glue_registry", "from_glue_registry(data, schemaName)", "no data"),
+      KinesisErrors.functionOptionUnknown("from_glue_registry", "regoin", Seq("region", "endpoint"))
     )
     made.foreach { e =>
       assert(e.getMessage.startsWith(s"[${e.getCondition}] "), e.getMessage)

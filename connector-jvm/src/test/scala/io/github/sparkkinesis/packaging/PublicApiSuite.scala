@@ -27,8 +27,12 @@ class PublicApiSuite extends AnyFunSuite {
     "io.github.sparkkinesis.errors.KinesisException" -> "the connector's errors",
     "io.github.sparkkinesis.errors.KinesisIllegalArgumentException" -> "the connector's errors of bad options",
     "io.github.sparkkinesis.errors.ErrorDetails" -> "an error's condition and parameters, as KinesisThrowable has",
+    "io.github.sparkkinesis.functions$" -> "the column functions (from_glue_registry, ...), from Scala, Java, Python",
+    "io.github.sparkkinesis.KinesisSparkExtensions" -> "the session extension of the SQL functions, named in settings",
     "org.apache.spark.sparkkinesis.SparkBlocks$" ->
-      "the bridge to Spark's block manager: in Spark's package, so it cannot be private to the connector's"
+      "the bridge to Spark's block manager: in Spark's package, so it cannot be private to the connector's",
+    "org.apache.spark.sql.sparkkinesis.ColumnExpressions$" ->
+      "the bridge between columns and the functions' expressions: in Spark's package, for the same reason"
   ) ++ (if (!hasConnectPlugin) Map.empty
         else
           Map(
@@ -53,7 +57,10 @@ class PublicApiSuite extends AnyFunSuite {
         .asScala
         .map(_.getName)
         .filter(n => n.endsWith(".class") && !n.contains("/shaded/"))
-        .filter(n => n.startsWith("io/github/sparkkinesis/") || n.startsWith("org/apache/spark/sparkkinesis/"))
+        .filter { n =>
+          Seq("io/github/sparkkinesis/", "org/apache/spark/sparkkinesis/", "org/apache/spark/sql/sparkkinesis/")
+            .exists(n.startsWith)
+        }
         .map(_.stripSuffix(".class").replace('/', '.'))
         .toVector
     finally jar.close()

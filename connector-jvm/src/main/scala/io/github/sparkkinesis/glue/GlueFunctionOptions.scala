@@ -1,0 +1,160 @@
+// SPDX-License-Identifier: Apache-2.0
+package io.github.sparkkinesis.glue
+
+import java.util.Locale
+
+import io.github.sparkkinesis.aws.AwsCredentialsConfig
+import io.github.sparkkinesis.client.KinesisClientFactory
+import io.github.sparkkinesis.config.{AwsOptions, KinesisOptions, OptionRule, OptionSpec, ParsedOptions}
+import io.github.sparkkinesis.config.OptionParsers._
+import io.github.sparkkinesis.errors.KinesisErrors
+
+/** What `from_glue_registry` does with a record it cannot decode. */
+private[sparkkinesis] sealed trait DecodeMode extends Serializable
+
+private[sparkkinesis] object DecodeMode {
+
+  /** The query fails, naming the record and why. */
+  case object FailFast extends DecodeMode
+
+  /** The record decodes to null, counted, and the first of each kind of failure is logged. */
+  case object Permissive extends DecodeMode
+}
+
+/**
+ * The options of the registry functions, parsed once, on the driver, when the function is analysed.
+ * Serializable (it travels to executors); its `toString` shows no secret.
+ *
+ * @param version the schema version named (None: the latest)
+ */
+private[sparkkinesis] final case class GlueFunctionOptions(
+    registry: GlueRegistryConfig,
+    schema: SchemaRef,
+    version: Option[Long],
+    mode: DecodeMode,
+    dataFormat: Option[String])
+
+/**
+ * The options the registry functions take, declared once: where the registry is and as whom to call it (the
+ * connector's credential and role options), which schema version, and what to do with a record that cannot
+ * be decoded. Keys are matched whatever their case, as the source's are. Stateless.
+ */
+private[sparkkinesis] object GlueFunctionOptions {
+
+  val DefaultRegistry = "default-registry"
+
+  private def spec[T](key: String, default: String, doc: String, example: String)(parse: OptionRule[T]): OptionSpec[T] =
+    OptionSpec(key, Option(default), doc, example, secret = false, parse)
+
+  val Region: OptionSpec[String] =
+    spec(
+      "region",
+      null,
+      "AWS region of the registry; default: from the endpoint, else the SDK's region chain.",
+      "us-east-1")(string)
+
+  val Endpoint: OptionSpec[String] =
+    spec(
+      "endpoint",
+      null,
+      "Glue endpoint URL (a VPC endpoint, or a test server); default: the region's public endpoint.",
+      "https://glue.us-east-1.amazonaws.com"
+    )(endpoint)
+
+  val SchemaVersion: OptionSpec[Option[Long]] =
+    spec(
+      "schemaVersion",
+      "latest",
+      "The schema version every record is resolved to (each is read with the version it was written " +
+        "with): latest, or a version number. latest is looked up once, when the query is analysed.",
+      "3"
+    )(
+      new OptionRule(
+        "schemaVersion",
+        Seq("values" -> Seq("latest")),
+        raw =>
+          if (raw.trim.equalsIgnoreCase("latest")) Right(None)
+          else long(1, Long.MaxValue)(raw).map(Some(_)).left.map(_ => "expected latest or a version number from 1")
+      ))
+
+  val Mode: OptionSpec[DecodeMode] =
+    spec(
+      "mode",
+      "FAILFAST",
+      "What a record that cannot be decoded (not framed by the registry, of another schema, or not valid " +
+        "for its version) does: FAILFAST fails the query naming the record, PERMISSIVE gives a null struct, " +
+        "counted and logged.",
+      "PERMISSIVE"
+    )(choice("failfast" -> DecodeMode.FailFast, "permissive" -> DecodeMode.Permissive))
+
+  val DataFormat: OptionSpec[String] =
+    spec(
+      "dataFormat",
+      null,
+      "The format the schema must have, AVRO, JSON or PROTOBUF; checked against the registry's when the " +
+        "query is analysed. Default: the registry's, whichever it is.",
+      "AVRO"
+    )(choice("avro" -> "AVRO", "json" -> "JSON", "protobuf" -> "PROTOBUF"))
+
+  private val where: Seq[OptionSpec[_]] = Seq(
+    Region,
+    Endpoint,
+    KinesisOptions.AwsAccessKey,
+    KinesisOptions.AwsSecretKey,
+    KinesisOptions.AwsSessionToken,
+    KinesisOptions.RoleArn,
+    KinesisOptions.RoleExternalId,
+    KinesisOptions.RoleSessionName,
+    KinesisOptions.StsEndpoint
+  )
+
+  /** What `from_glue_registry` takes. */
+  val decoding: Seq[OptionSpec[_]] = where ++ Seq(SchemaVersion, Mode, DataFormat)
+
+  /**
+   * The options of a call of `function` (which takes `specs`), read on the driver. Refuses a key it does
+   * not take, naming those it does, and a value it cannot read, naming the option.
+   */
+  def parse(
+      function: String,
+      specs: Seq[OptionSpec[_]],
+      schema: SchemaRef,
+      raw: Map[String, String],
+      resolveDefaultRegion: () => Option[String] = () => KinesisClientFactory.defaultRegion()): GlueFunctionOptions = {
+    val keys = specs.map(_.lowerKey).toSet
+    raw.keys.toSeq.sorted.find(k => !keys.contains(k.toLowerCase(Locale.ROOT))).foreach { k =>
+      throw KinesisErrors.functionOptionUnknown(function, k, specs.map(_.key))
+    }
+    val options = new ParsedOptions(raw)
+    specs.foreach(options.get(_))
+    val endpoint = options.get(Endpoint)
+    val region = options
+      .get(Region)
+      .orElse(endpoint.flatMap(regionOfEndpoint))
+      .orElse(resolveDefaultRegion())
+      .getOrElse(throw KinesisErrors.missingOption(Region.key, Region.example))
+    val credentials: AwsCredentialsConfig = AwsOptions.credentialsOf(options, region)
+    GlueFunctionOptions(
+      GlueRegistryConfig(region, endpoint, credentials),
+      schema,
+      options.required(SchemaVersion),
+      options.required(Mode),
+      options.get(DataFormat)
+    )
+  }
+
+  /** The option table of docs/reference/functions.md. */
+  def markdownTable: String = {
+    val rows = decoding.map { s =>
+      val default = s.default.map(d => s"`$d`").getOrElse("")
+      s"| `${s.key}` | $default | ${s.doc.replace("|", "\\|")} |"
+    }
+    ("| option | default | meaning |" +: "| --- | --- | --- |" +: rows).mkString("\n")
+  }
+
+  private val RegionInHost = """(?:^|\.)glue(?:-fips)?\.([a-z]{2}(?:-[a-z]+)+-\d+)\.""".r
+
+  /** The region a Glue endpoint's host names, e.g. glue.eu-west-1.amazonaws.com, if it names one. */
+  def regionOfEndpoint(endpoint: String): Option[String] =
+    Option(new java.net.URI(endpoint).getHost).flatMap(h => RegionInHost.findFirstMatchIn(h).map(_.group(1)))
+}

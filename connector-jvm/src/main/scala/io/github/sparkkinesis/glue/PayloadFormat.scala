@@ -1,0 +1,68 @@
+// SPDX-License-Identifier: Apache-2.0
+package io.github.sparkkinesis.glue
+
+import io.github.sparkkinesis.glue.avro.{AvroDecoder, AvroSchemas}
+import org.apache.avro.Schema
+import org.apache.spark.sql.types.DataType
+
+/**
+ * A data format of the registry, as `from_glue_registry` reads it: the Spark type of the reader schema,
+ * fixed on the driver, and the reading of payloads on executors. Serializable, as the schema's text.
+ */
+private[sparkkinesis] sealed trait PayloadFormat extends Serializable {
+
+  /** The Spark type records decode to. */
+  def dataType: DataType
+
+  /** A reader for one task. */
+  def newReader(): PayloadReader
+}
+
+/** Reads the payloads of one task, each resolved to the reader schema. Not thread-safe. */
+private[sparkkinesis] trait PayloadReader {
+
+  /** The payload's value, of the format's `dataType`, written with schema version `writer`. */
+  def read(writer: SchemaVersion, bytes: Array[Byte], offset: Int, length: Int): Any
+}
+
+private[sparkkinesis] object PayloadFormat {
+
+  /**
+   * The format of a reader schema version, or why it cannot be read, as a phrase.
+   *
+   * @throws io.github.sparkkinesis.glue.avro.AvroConversionException if its schema has no Spark type
+   */
+  def of(reader: SchemaVersion): Either[String, PayloadFormat] = reader.dataFormat match {
+    case "AVRO" => Right(AvroFormat(reader.definition, AvroSchemas.sqlType(AvroFormat.parse(reader.definition))))
+    case other => Left(s"from_glue_registry does not read the $other format yet (AVRO only)")
+  }
+}
+
+/**
+ * Avro: each payload a bare datum of the writer's schema, resolved to the reader's by Avro's rules (a field
+ * the writer lacks takes its default, one the reader lacks is skipped, int widens to long, ...).
+ */
+private[sparkkinesis] final case class AvroFormat(readerDefinition: String, dataType: DataType) extends PayloadFormat {
+
+  def newReader(): PayloadReader = new PayloadReader {
+    private val decoder = new AvroDecoder(AvroFormat.parse(readerDefinition), dataType)
+    // The writers' schemas parsed, by version: a task meets a few, and the same ones record after record.
+    private val writers = new java.util.HashMap[java.util.UUID, Schema]()
+
+    def read(writer: SchemaVersion, bytes: Array[Byte], offset: Int, length: Int): Any = {
+      var schema = writers.get(writer.id)
+      if (schema == null) {
+        if (writers.size >= AvroFormat.MaxWritersPerTask) writers.clear()
+        schema = AvroFormat.parse(writer.definition)
+        writers.put(writer.id, schema)
+      }
+      decoder.decode(schema, bytes, offset, length)
+    }
+  }
+}
+
+private[sparkkinesis] object AvroFormat {
+  val MaxWritersPerTask = 64
+
+  def parse(definition: String): Schema = new Schema.Parser().parse(definition)
+}
