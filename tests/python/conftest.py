@@ -28,6 +28,7 @@ sys.path.insert(0, str(ROOT / "dev"))
 
 import spark_lines as spark_lines_table  # noqa: E402
 from connect_server import ConnectServer  # noqa: E402
+from glue_registry_server import GlueRegistryServer  # noqa: E402
 from kinesis_emulator import (  # noqa: E402
     FAKE_ACCESS_KEY,
     FAKE_SECRET_KEY,
@@ -265,7 +266,8 @@ def build_wheel(tmp_path: Path) -> Path:
 
 @pytest.fixture(scope="session")
 def spark(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
-    """A fresh local PySpark session with the connector jar on spark.jars, stopped at the end."""
+    """A fresh local PySpark session with the connector jar on spark.jars and its session extension (the SQL
+    functions), stopped at the end."""
     from pyspark.sql import SparkSession
 
     jar = copied_connector_jar(tmp_path_factory)
@@ -273,6 +275,7 @@ def spark(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
         SparkSession.builder.master("local[2]")
         .appName("spark-kinesis-python-e2e")
         .config("spark.jars", str(jar))
+        .config("spark.sql.extensions", "io.github.sparkkinesis.KinesisSparkExtensions")
         .config("spark.ui.enabled", "false")
         .config("spark.sql.shuffle.partitions", "2")
         .config("spark.driver.host", "127.0.0.1")
@@ -286,6 +289,15 @@ def spark(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
             with contextlib.suppress(Exception):
                 query.stop()
         session.stop()
+
+
+@pytest.fixture(scope="session")
+def glue_registry() -> Iterator[GlueRegistryServer]:
+    """An AWS Glue Schema Registry (moto's server) on a free loopback port, always stopped at the end."""
+    log = ROOT / "target" / "python-tests" / "glue-registry.log"
+    log.parent.mkdir(parents=True, exist_ok=True)
+    with GlueRegistryServer(log_path=log) as server:
+        yield server
 
 
 # The Spark setting that loads Spark Connect relation plugins when a server starts, and the connector's plugin

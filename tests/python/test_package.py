@@ -106,6 +106,20 @@ def test_configure_spark_with_kinesis_adds_the_installed_lines_jars_after_the_gi
     assert _jvm.builder_option(again, "spark.jars") == f"/opt/other.jar,{classes},{dependencies}", "once"
 
 
+def test_configure_spark_with_kinesis_adds_the_session_extension_of_the_sql_functions_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("pyspark.SparkContext._active_spark_context", None)
+    _package_jars(tmp_path, spark_line())
+    monkeypatch.setattr("pyspark_kinesis.spark._JARS", tmp_path)
+    builder = SparkSession.builder.config("spark.sql.extensions", "org.example.Other")
+    configured = configure_spark_with_kinesis(configure_spark_with_kinesis(builder))
+    from pyspark_kinesis import _jvm
+
+    expected = "org.example.Other,io.github.sparkkinesis.KinesisSparkExtensions"
+    assert _jvm.builder_option(configured, "spark.sql.extensions") == expected
+
+
 def test_configure_spark_with_kinesis_leaves_a_running_spark_that_has_the_connector_as_it_is(
     spark: SparkSession,
 ) -> None:

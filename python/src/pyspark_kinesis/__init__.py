@@ -6,8 +6,9 @@ The connector itself is a JVM data source (``spark.readStream.format("kinesis")`
 the connector jar it carries on a session (:func:`configure_spark_with_kinesis`), gives typed option
 builders (:class:`KinesisSourceOptions`, :class:`KinesisBatchReadOptions`, :class:`KinesisSinkOptions`),
 manages enhanced fan-out consumers (:class:`KinesisConsumerManager`, or
-``python -m pyspark_kinesis consumers ...``), and asks for Spark's real-time mode on every PySpark that can
-run it (:func:`real_time`). Importing it makes the connector's errors
+``python -m pyspark_kinesis consumers ...``), asks for Spark's real-time mode on every PySpark that can
+run it (:func:`real_time`), and decodes records framed by the AWS Glue Schema Registry
+(:mod:`pyspark_kinesis.functions`). Importing it makes the connector's errors
 PySpark exceptions that are also :class:`KinesisError` subclasses (see :mod:`pyspark_kinesis.errors`).
 """
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any, TypeVar
 
-from pyspark.sql import DataFrame, SparkSession
+from pyspark.sql import Column, DataFrame, SparkSession
 from pyspark.sql.streaming.readwriter import DataStreamWriter
 
 from pyspark_kinesis.errors import KinesisError
@@ -78,6 +78,16 @@ def real_time_trigger(writer: DataStreamWriter, interval: str) -> bool:
         return False
     writer._jwrite = jwrite.trigger(real_time)
     return True
+
+
+def java_column(column: Column) -> Any:
+    """The JVM column behind a classic PySpark column."""
+    return column._jc
+
+
+def column(java_column: Any) -> Column:
+    """A classic PySpark column over a JVM one."""
+    return Column(java_column)
 
 
 def java_map(values: Mapping[str, str]) -> dict[str, str]:

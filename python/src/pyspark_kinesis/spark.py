@@ -30,6 +30,11 @@ _CLASSES = re.compile(r"spark-kinesis-(?P<line>\d+\.\d+_\d+\.\d+)-(?P<version>.+
 _DEPENDENCIES = "spark-kinesis-{version}-dependencies.jar"
 
 
+#: The Spark setting that names session extensions, and the connector's, which registers its SQL functions.
+EXTENSIONS_SETTING = "spark.sql.extensions"
+EXTENSIONS_CLASS = "io.github.sparkkinesis.KinesisSparkExtensions"
+
+
 def spark_line(spark_version: str | None = None, spark_jars: Path | None = None) -> str:
     """The Spark line of a Spark: its Spark and Scala versions, as ``<major.minor>_<major.minor>``.
 
@@ -117,6 +122,9 @@ def configure_spark_with_kinesis(builder: SparkSession.Builder) -> SparkSession.
 
         spark = configure_spark_with_kinesis(SparkSession.builder.appName("orders")).getOrCreate()
 
+    The session gets the connector's SQL functions too (``from_glue_registry``, ...): the builder adds the
+    connector's session extension to ``spark.sql.extensions``.
+
     A builder of a Spark Connect session whose server PySpark starts in this process
     (``.remote("local[...]")``) gets the jars and the connector's server plugin, which the consumer manager
     calls. A builder of a session on a Spark Connect server elsewhere (``.remote("sc://...")``) cannot put a
@@ -145,14 +153,18 @@ def configure_spark_with_kinesis(builder: SparkSession.Builder) -> SparkSession.
     jars = [j for j in (given or "").split(",") if j.strip()]
     jars += [str(jar) for jar in connector_jars() if str(jar) not in jars]
     builder = builder.config("spark.jars", ",".join(jars))
+    builder = _appended(builder, EXTENSIONS_SETTING, EXTENSIONS_CLASS)
     if remote is not None:
-        plugins = [
-            p for p in (_jvm.builder_option(builder, _connect.PLUGIN_SETTING) or "").split(",") if p.strip()
-        ]
-        if _connect.PLUGIN_CLASS not in plugins:
-            plugins.append(_connect.PLUGIN_CLASS)
-        builder = builder.config(_connect.PLUGIN_SETTING, ",".join(plugins))
+        builder = _appended(builder, _connect.PLUGIN_SETTING, _connect.PLUGIN_CLASS)
     return builder
+
+
+def _appended(builder: SparkSession.Builder, setting: str, value: str) -> SparkSession.Builder:
+    """The builder with ``value`` added to the comma-separated list of classes ``setting`` holds."""
+    values = [v for v in (_jvm.builder_option(builder, setting) or "").split(",") if v.strip()]
+    if value in values:
+        return builder
+    return builder.config(setting, ",".join([*values, value]))
 
 
 def _running_context() -> SparkContext | None:

@@ -1,0 +1,100 @@
+# SPDX-License-Identifier: Apache-2.0
+"""Starts and stops an AWS Glue Schema Registry for the Python tests: moto's server, from the test
+environment, on a free loopback port, supervised as the Kinesis emulator is (a lifetime limit, a watchdog
+that stops it when the process that started it is gone, stopped by PID)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+from pathlib import Path
+from types import TracebackType
+from typing import Any
+
+from kinesis_emulator import free_port, stop_process_group, supervised
+
+# Credentials moto accepts; any value works, these say what they are.
+FAKE_ACCESS_KEY = "AKIDGLUETESTS"
+FAKE_SECRET_KEY = "glue-tests-secret"
+
+
+class GlueRegistryServer:
+    """moto's server on a free loopback port; a context manager that always stops it."""
+
+    def __init__(
+        self, region: str = "us-east-1", max_lifetime_seconds: int = 3 * 3600, log_path: Path | None = None
+    ) -> None:
+        self.region = region
+        self.max_lifetime_seconds = max_lifetime_seconds
+        self.log_path = log_path
+        self.port = 0
+        self._process: subprocess.Popen[bytes] | None = None
+
+    @property
+    def endpoint(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def start(self, timeout_seconds: float = 60.0) -> GlueRegistryServer:
+        server = Path(sys.executable).parent / "moto_server"
+        if not server.exists():
+            raise RuntimeError(f"{server} is missing: dev/test installs it (python/requirements-dev.txt)")
+        self.port = free_port()
+        command = supervised(
+            "glue-registry", [str(server), "-H", "127.0.0.1", "-p", str(self.port)], self.max_lifetime_seconds
+        )
+        log = open(self.log_path, "ab") if self.log_path else subprocess.DEVNULL  # noqa: SIM115
+        self._process = subprocess.Popen(
+            command, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
+        )
+        if log is not subprocess.DEVNULL:
+            log.close()
+        deadline = time.monotonic() + timeout_seconds
+        while time.monotonic() < deadline:
+            if self._process.poll() is not None:
+                raise RuntimeError(f"moto's server exited with code {self._process.returncode}")
+            try:
+                self.client().list_registries()
+                return self
+            except Exception:
+                time.sleep(0.2)
+        self.stop()
+        raise RuntimeError(f"moto's server did not answer on {self.endpoint} within {timeout_seconds}s")
+
+    def client(self) -> Any:
+        """A boto3 Glue client of this server."""
+        import boto3
+
+        return boto3.client(
+            "glue",
+            endpoint_url=self.endpoint,
+            region_name=self.region,
+            aws_access_key_id=FAKE_ACCESS_KEY,
+            aws_secret_access_key=FAKE_SECRET_KEY,
+        )
+
+    def options(self, **extra: str) -> dict[str, str]:
+        """The registry functions' options that reach this server."""
+        return {
+            "endpoint": self.endpoint,
+            "region": self.region,
+            "awsAccessKey": FAKE_ACCESS_KEY,
+            "awsSecretKey": FAKE_SECRET_KEY,
+            **extra,
+        }
+
+    def stop(self, grace_seconds: float = 5.0) -> None:
+        process, self._process = self._process, None
+        if process is not None:
+            stop_process_group(process, grace_seconds)
+
+    def __enter__(self) -> GlueRegistryServer:
+        return self.start()
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        trace: TracebackType | None,
+    ) -> None:
+        self.stop()

@@ -1,0 +1,134 @@
+# SPDX-License-Identifier: Apache-2.0
+"""End-to-end: records framed by the AWS Glue Schema Registry, written by AWS' own Python serializer
+(``aws-glue-schema-registry``, the outside oracle of the framing) against moto's registry on loopback, put
+into a Kinesis stream, and decoded by ``from_glue_registry`` in a batch read, a streaming query and SQL, in a
+fresh PySpark session with the built connector jar.
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from aws_schema_registry import DataAndSchema, KafkaSerializer, SchemaRegistryClient
+from aws_schema_registry.avro import AvroSchema
+from aws_schema_registry.codec import encode
+from conftest import Kinesis
+from glue_registry_server import GlueRegistryServer
+from pyspark.sql import DataFrame, SparkSession
+from pyspark.sql import functions as F
+from pyspark_kinesis import KinesisOptionError
+from pyspark_kinesis.functions import from_glue_registry, glue_registry_header
+from test_end_to_end import BatchCollector, poll, put, read
+
+V1 = {
+    "type": "record",
+    "name": "Order",
+    "namespace": "shop",
+    "fields": [{"name": "id", "type": "long"}, {"name": "item", "type": "string"}],
+}
+V2 = {**V1, "fields": [*V1["fields"], {"name": "price", "type": "double", "default": 0.0}]}
+
+
+class Orders:
+    """Schema `orders` of a registry of its own, with versions 1 and 2 registered by AWS' serializer, and
+    records of each framed by it."""
+
+    def __init__(self, glue_registry: GlueRegistryServer) -> None:
+        self.registry = f"shop-{secrets.token_hex(3)}"
+        glue = glue_registry.client()
+        glue.create_registry(RegistryName=self.registry)
+        self.client = SchemaRegistryClient(glue, registry_name=self.registry)
+        self.serializer = KafkaSerializer(
+            self.client, schema_naming_strategy=lambda topic, is_key, schema: "orders"
+        )
+        self.v1, self.v2 = AvroSchema(V1), AvroSchema(V2)
+
+    def record(self, schema: AvroSchema, value: dict[str, Any], compressed: bool = False) -> bytes:
+        framed: bytes = self.serializer.serialize("orders", DataAndSchema(value, schema))
+        if not compressed:
+            return framed
+        version = self.client.get_schema_by_definition(str(schema), "orders")
+        return encode(schema.write(value), version.version_id, compression=True)
+
+    def written(self) -> list[bytes]:
+        return [
+            self.record(self.v1, {"id": 1, "item": "apple"}),
+            self.record(self.v2, {"id": 2, "item": "pear", "price": 2.5}),
+            self.record(self.v2, {"id": 3, "item": "fig", "price": 4.0}, compressed=True),
+        ]
+
+
+@pytest.fixture
+def orders(glue_registry: GlueRegistryServer) -> Iterator[Orders]:
+    yield Orders(glue_registry)
+
+
+def decoded(df: DataFrame, orders: Orders, glue_registry: GlueRegistryServer, **options: str) -> DataFrame:
+    column = from_glue_registry("data", "orders", orders.registry, glue_registry.options(**options))
+    return df.select(column.alias("order")).select("order.*")
+
+
+def test_records_of_two_versions_read_from_kinesis_decode_to_the_latest(
+    spark: SparkSession, kinesis: Kinesis, stream: str, orders: Orders, glue_registry: GlueRegistryServer
+) -> None:
+    put(kinesis.client(), stream, [(f"key-{i}", data) for i, data in enumerate(orders.written())])
+    batch = spark.read.format("kinesis").options(**kinesis.options(stream)).load()
+    rows = decoded(batch, orders, glue_registry).collect()
+    assert sorted(tuple(r) for r in rows) == [(1, "apple", 0.0), (2, "pear", 2.5), (3, "fig", 4.0)]
+
+
+def test_a_streaming_query_decodes_as_records_arrive(
+    spark: SparkSession,
+    kinesis: Kinesis,
+    stream: str,
+    orders: Orders,
+    glue_registry: GlueRegistryServer,
+    tmp_path: Path,
+) -> None:
+    written = orders.written()  # registers the versions: the query is analysed with version 1
+    records = read(spark, kinesis.options(stream, initialPosition="trim_horizon"))
+    collector = BatchCollector()
+    query = collector.start(decoded(records, orders, glue_registry, schemaVersion="1"), tmp_path / "cp")
+    try:
+        put(kinesis.client(), stream, [(f"key-{i}", data) for i, data in enumerate(written)])
+        rows = poll("three orders", collector.rows, lambda rows: len(rows) >= 3, query)
+    finally:
+        query.stop()
+    assert sorted(tuple(r) for r in rows) == [(1, "apple"), (2, "pear"), (3, "fig")]
+
+
+def test_sql_and_the_header_and_permissive_mode(
+    spark: SparkSession, orders: Orders, glue_registry: GlueRegistryServer
+) -> None:
+    framed = [*orders.written(), b"not framed"]
+    spark.createDataFrame([(bytearray(d),) for d in framed], "data binary").createOrReplaceTempView("framed")
+    options = ", ".join(f"'{k}', '{v}'" for k, v in glue_registry.options(mode="PERMISSIVE").items())
+    rows = spark.sql(
+        f"SELECT from_glue_registry(data, 'orders', '{orders.registry}', map({options})) AS o FROM framed"
+    ).collect()
+    assert sorted((r.o.id, r.o.price) for r in rows if r.o is not None) == [(1, 0.0), (2, 2.5), (3, 4.0)]
+    assert sum(r.o is None for r in rows) == 1
+
+    headers = spark.table("framed").select(glue_registry_header(F.col("data")).alias("h")).collect()
+    versions = {h.h.schemaVersionId for h in headers if h.h is not None}
+    registered = [orders.client.get_schema_by_definition(str(s), "orders") for s in (orders.v1, orders.v2)]
+    assert versions == {str(version.version_id) for version in registered}
+    assert sorted(h.h.compression for h in headers if h.h is not None) == ["none", "none", "zlib"]
+
+
+def test_bad_arguments_are_refused_when_the_function_is_called(
+    spark: SparkSession, orders: Orders, glue_registry: GlueRegistryServer
+) -> None:
+    orders.written()
+    with pytest.raises(KinesisOptionError) as unknown:
+        from_glue_registry("data", "orders", orders.registry, glue_registry.options(schemaVersoin="1"))
+    assert unknown.value.getCondition() == "KINESIS_FUNCTION_OPTION_UNKNOWN"
+    assert "schemaVersoin" in str(unknown.value)
+    with pytest.raises(KinesisOptionError) as empty:
+        from_glue_registry("data", " ", orders.registry)
+    assert empty.value.getCondition() == "KINESIS_FUNCTION_ARGUMENTS"
+    assert "schema_name must be a name" in str(empty.value)
