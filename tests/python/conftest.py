@@ -43,6 +43,10 @@ os.environ["AWS_EC2_METADATA_DISABLED"] = "true"
 # Python workers run the tests' own Python, whatever `python3` is on the PATH (PySpark refuses a mismatch).
 os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
 
+# The Spark setting that names session extensions, and the connector's, which registers its SQL functions.
+SQL_EXTENSIONS = "spark.sql.extensions"
+KINESIS_EXTENSIONS = "io.github.sparkkinesis.KinesisSparkExtensions"
+
 # Streams of this run are named e2e-<run>-<n>: unique on a shared endpoint, and easy to find if left behind.
 RUN_ID = secrets.token_hex(4)
 
@@ -275,7 +279,7 @@ def spark(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
         SparkSession.builder.master("local[2]")
         .appName("spark-kinesis-python-e2e")
         .config("spark.jars", str(jar))
-        .config("spark.sql.extensions", "io.github.sparkkinesis.KinesisSparkExtensions")
+        .config(SQL_EXTENSIONS, KINESIS_EXTENSIONS)
         .config("spark.ui.enabled", "false")
         .config("spark.sql.shuffle.partitions", "2")
         .config("spark.driver.host", "127.0.0.1")
@@ -336,12 +340,11 @@ def _connect_server(
 @pytest.fixture(scope="session")
 def connect_server(tmp_path_factory: pytest.TempPathFactory, kinesis: Kinesis) -> Iterator[ConnectServer]:
     """A Spark Connect server of the installed PySpark, on loopback, set up as an operator gives a server the
-    connector: its jar on --jars and its relation plugin; stopped at the end. Clients connect to
-    ``connect_server.address``."""
+    connector: its jar on --jars, its relation plugin and its session extension; stopped at the end. Clients
+    connect to ``connect_server.address``."""
     jar = copied_connector_jar(tmp_path_factory)
-    yield from _connect_server(
-        tmp_path_factory, "connect-server", [jar], {RELATION_PLUGINS: CONNECT_PLUGIN}, kinesis
-    )
+    conf = {RELATION_PLUGINS: CONNECT_PLUGIN, SQL_EXTENSIONS: KINESIS_EXTENSIONS}
+    yield from _connect_server(tmp_path_factory, "connect-server", [jar], conf, kinesis)
 
 
 @pytest.fixture(scope="session")

@@ -2,7 +2,8 @@
 """Spark Connect against a server of its own (dev/connect_server.py), as a user of a shared cluster meets it:
 a client process that only knows the server's address reads, writes and manages consumers, and gets the
 connector's errors as its typed exceptions. Two servers: one started with the connector jar on ``--jars`` and
-its relation plugin (``spark.connect.extensions.relation.classes``), as an operator sets one up; and a bare
+its relation plugin (``spark.connect.extensions.relation.classes``) and session extension (the SQL functions
+the Python functions become under Connect), as an operator sets one up; and a bare
 one, to which a client brings the jar with ``spark.addArtifacts``. PySpark's own in-process Connect server
 is tested in test_connect.py.
 """
@@ -25,8 +26,10 @@ import pytest
 from conftest import ROOT, Kinesis, connector_jar, run_program
 from connect_clients import PRELUDE, result_of, stream_records
 from connect_server import ConnectServer
+from glue_registry_server import GlueRegistryServer
 from kinesis_emulator import FAKE_ACCESS_KEY, FAKE_SECRET_KEY
 from test_end_to_end import put
+from test_glue_registry import Orders
 
 pytestmark = pytest.mark.connect
 
@@ -417,3 +420,47 @@ def test_the_command_line_manages_consumers_through_a_connect_server(
     )
     missing = cli("list", "--stream", f"e2e-missing-{secrets.token_hex(4)}")
     assert missing.returncode == 1 and "error: [KINESIS_STREAM_NOT_FOUND]" in missing.stderr, missing.stderr
+
+
+GLUE = (
+    PRELUDE
+    + """
+from pyspark_kinesis.functions import from_glue_registry, glue_registry_header
+
+address, registry = sys.argv[1], sys.argv[2]
+options, framed = json.loads(sys.argv[3]), json.loads(sys.argv[4])
+spark = SparkSession.builder.remote(address).getOrCreate()
+records = spark.createDataFrame([(bytes.fromhex(h),) for h in framed], "data binary")
+
+
+def decoded(given):
+    column = from_glue_registry("data", "orders", registry, given).alias("o")
+    return sorted(tuple(r) for r in records.select(column).select("o.*").collect())
+
+
+def compressions():
+    return sorted(r.h.compression for r in records.select(glue_registry_header("data").alias("h")).collect())
+
+
+report(
+    decoded=attempt(lambda: decoded(options)),
+    headers=attempt(compressions),
+    misspelt=attempt(lambda: decoded({**options, "schemaVersoin": "1"})),
+)
+spark.stop()
+"""
+)
+
+
+def test_a_connect_client_decodes_glue_registry_records_with_the_servers_sql_functions(
+    connect_server: ConnectServer, glue_registry: GlueRegistryServer, tmp_path: Path
+) -> None:
+    orders = Orders(glue_registry)
+    framed = json.dumps([record.hex() for record in orders.written()])
+    args = [connect_server.address, orders.registry, json.dumps(glue_registry.options()), framed]
+    result = result_of(run_program(tmp_path, "glue.py", GLUE, args, timeout=300))
+    assert result["decoded"] == {"value": [[1, "apple", 0.0], [2, "pear", 2.5], [3, "fig", 4.0]]}, result
+    assert result["headers"] == {"value": ["none", "none", "zlib"]}, result
+    misspelt = result["misspelt"]["raised"]
+    assert misspelt["type"] == "KinesisOptionError", misspelt
+    assert misspelt["condition"] == "KINESIS_FUNCTION_OPTION_UNKNOWN", misspelt
