@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.github.sparkkinesis.glue
 
+import java.util.concurrent.{CompletableFuture, ConcurrentHashMap, ExecutionException}
 import java.util.UUID
 
 import scala.collection.mutable
+import scala.util.control.NonFatal
 
 /**
  * The schema versions this JVM has asked the registry for, by id, and a client per registry configuration:
@@ -24,16 +26,38 @@ private[sparkkinesis] object SchemaVersions {
       size() > MaxVersions
   }
 
-  /** The version of id `id`, from this JVM's memory or else from the registry. */
+  /** Lookups under way, so that tasks asking for one version at once wait for one call. */
+  private val asking = new ConcurrentHashMap[(GlueRegistryConfig, UUID), CompletableFuture[SchemaVersion]]()
+
+  /**
+   * The version of id `id`, from this JVM's memory or else from the registry: one call, whichever tasks ask
+   * at once (they wait for it, and share its failure).
+   */
   def byId(config: GlueRegistryConfig, id: UUID): SchemaVersion = {
-    val known = versions.synchronized(Option(versions.get((config, id))))
+    val key = (config, id)
+    val known = versions.synchronized(Option(versions.get(key)))
     known.getOrElse {
-      // Asked outside the lock: a slow registry holds up only the tasks that need this version.
-      val asked = client(config).schemaVersion(id)
-      versions.synchronized(versions.put((config, id), asked))
-      asked
+      val mine = new CompletableFuture[SchemaVersion]()
+      val running = asking.putIfAbsent(key, mine)
+      if (running != null) awaited(running)
+      else
+        try {
+          // Asked outside the lock: a slow registry holds up only the tasks that need this version.
+          val asked = client(config).schemaVersion(id)
+          versions.synchronized(versions.put(key, asked))
+          mine.complete(asked)
+          asked
+        } catch {
+          case NonFatal(e) =>
+            mine.completeExceptionally(e)
+            throw e
+        } finally asking.remove(key, mine)
     }
   }
+
+  private def awaited(running: CompletableFuture[SchemaVersion]): SchemaVersion =
+    try running.get()
+    catch { case e: ExecutionException if e.getCause != null => throw e.getCause }
 
   /** The client of a registry configuration, made on first use and kept for the JVM's life. */
   def client(config: GlueRegistryConfig): GlueRegistryApi = clients.synchronized {
