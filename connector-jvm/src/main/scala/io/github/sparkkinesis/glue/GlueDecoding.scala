@@ -4,9 +4,8 @@ package io.github.sparkkinesis.glue
 import java.util.concurrent.ConcurrentHashMap
 import java.util.zip.DataFormatException
 
-import scala.util.control.NonFatal
-
 import io.github.sparkkinesis.errors.{GlueRegistryErrors, GlueRegistryException, KinesisErrors}
+import io.github.sparkkinesis.glue.avro.AvroConversionException
 import org.apache.spark.sql.types.DataType
 import org.apache.spark.util.LongAccumulator
 import org.slf4j.LoggerFactory
@@ -77,7 +76,7 @@ private[sparkkinesis] final class RecordDecoder(decoding: GlueDecoding) {
         } catch {
           case e: DataFormatException =>
             undecodable("INVALID", record, s"its zlib-compressed payload cannot be inflated: ${e.getMessage}", e)
-          case NonFatal(e) if !e.isInstanceOf[GlueRegistryException] =>
+          case e: AvroConversionException =>
             undecodable(
               "INVALID",
               record,
