@@ -146,9 +146,14 @@ private[json] object JsonReaders {
     }
   }
 
-  private def expect(parser: JsonParser, path: String, what: String, tokens: JsonToken*): Unit = {
+  private def expect(parser: JsonParser, path: String, what: String, token: JsonToken): Unit =
+    expect(parser, path, what, token, token)
+
+  /** Checks the current token is `one` or `other` (no varargs: this runs for every value). */
+  private def expect(parser: JsonParser, path: String, what: String, one: JsonToken, other: JsonToken): Unit = {
     val token = parser.currentToken
-    if (!tokens.contains(token)) throw new Mismatch(s"${field(path)} is ${describe(token)}, where $what is expected")
+    if (token != one && token != other)
+      throw new Mismatch(s"${field(path)} is ${describe(token)}, where $what is expected")
   }
 
   private def field(path: String): String = if (path.isEmpty) "the value" else s"the field $path"

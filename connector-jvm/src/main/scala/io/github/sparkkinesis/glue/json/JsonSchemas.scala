@@ -79,13 +79,15 @@ private[sparkkinesis] object JsonSchemas {
         case None =>
       }
       Option(node.get("const")).map(c => mapper.createArrayNode().add(c)).orElse(Option(node.get("enum"))) match {
-        case Some(values) if values.isArray => return enumType(values)
+        case Some(values) if values.isArray =>
+          // Nullable also when the type allows null, whether or not the values list it: producers write both.
+          val listed = enumType(values)
+          return listed.copy(nullable = listed.nullable || typeNames(node).contains("null"))
         case _ =>
       }
       val declared = node.get("type") match {
         case null => inferred(node)
-        case t if t.isTextual => Seq(t.textValue)
-        case t if t.isArray => t.elements().asScala.map(_.asText).toSeq
+        case t if t.isTextual || t.isArray => typeNames(node)
         case _ => throw error(path, "has a type that is neither a name nor an array of names", "fix its type")
       }
       declared.find(!Types(_)).foreach { t =>
@@ -97,6 +99,13 @@ private[sparkkinesis] object JsonSchemas {
         case Seq("integer", "number") | Seq("number", "integer") => Typed(DoubleType, nullable)
         case _ => Typed(JsonText, nullable = true)
       }
+    }
+
+    /** The names `type` gives, one or an array of them. */
+    private def typeNames(node: JsonNode): Seq[String] = Option(node.get("type")) match {
+      case Some(t) if t.isArray => t.elements().asScala.map(_.asText).toSeq
+      case Some(t) => Seq(t.asText)
+      case None => Nil
     }
 
     /** The types a schema without `type` allows, from the keywords it has: none for any. */

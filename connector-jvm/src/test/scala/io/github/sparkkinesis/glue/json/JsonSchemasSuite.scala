@@ -40,11 +40,12 @@ class JsonSchemasSuite extends AnyFunSuite {
 
   test("nullable alternatives, enums and consts, and integer or number as a double") {
     val schema =
-      """{"type": "object", "required": ["a", "b", "c", "d", "e", "f", "g"], "properties": {
+      """{"type": "object", "required": ["a", "b", "c", "d", "e", "f", "g", "h"], "properties": {
         | "a": {"oneOf": [{"type": "null"}, {"type": "integer"}]},
         | "b": {"anyOf": [{"type": "string"}, {"type": "null"}]},
         | "c": {"enum": ["red", "green"]}, "d": {"enum": [1, 2, null]}, "e": {"const": "v1"},
-        | "f": {"type": ["integer", "number"]}, "g": {"enum": [1, 2.5]}}}""".stripMargin
+        | "f": {"type": ["integer", "number"]}, "g": {"enum": [1, 2.5]},
+        | "h": {"type": ["string", "null"], "enum": ["x"]}}}""".stripMargin
     assert(
       sqlType(schema) == StructType(Seq(
         StructField("a", LongType),
@@ -53,7 +54,8 @@ class JsonSchemasSuite extends AnyFunSuite {
         StructField("d", LongType),
         StructField("e", StringType, nullable = false),
         StructField("f", DoubleType, nullable = false),
-        StructField("g", DoubleType, nullable = false)
+        StructField("g", DoubleType, nullable = false),
+        StructField("h", StringType)
       )))
   }
 
