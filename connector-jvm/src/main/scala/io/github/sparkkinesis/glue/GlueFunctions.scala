@@ -5,6 +5,7 @@ import scala.util.control.NonFatal
 
 import io.github.sparkkinesis.errors.{GlueRegistryErrors, KinesisErrors}
 import io.github.sparkkinesis.glue.avro.AvroConversionException
+import io.github.sparkkinesis.glue.json.JsonSchemaException
 import org.apache.spark.sql.catalyst.expressions.{Expression, ExpressionInfo}
 import org.apache.spark.sql.catalyst.util.MapData
 import org.apache.spark.sql.catalyst.FunctionIdentifier
@@ -49,7 +50,10 @@ private[sparkkinesis] object GlueFunctions {
     }
     val format =
       try PayloadFormat.of(reader).fold(problem => throw unusable(problem), identity)
-      catch { case e: AvroConversionException => throw unusable(e.getMessage) }
+      catch {
+        case e: AvroConversionException => throw unusable(e.getMessage)
+        case e: JsonSchemaException => throw unusable(e.getMessage)
+      }
     val undecodable = parsed.mode match {
       case DecodeMode.Permissive =>
         SparkSession.getActiveSession.map(

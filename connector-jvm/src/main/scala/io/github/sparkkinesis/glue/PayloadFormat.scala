@@ -2,6 +2,7 @@
 package io.github.sparkkinesis.glue
 
 import io.github.sparkkinesis.glue.avro.{AvroDecoder, AvroSchemas}
+import io.github.sparkkinesis.glue.json.{JsonDecoder, JsonSchemas}
 import org.apache.avro.Schema
 import org.apache.spark.sql.types.DataType
 
@@ -30,11 +31,13 @@ private[sparkkinesis] object PayloadFormat {
   /**
    * The format of a reader schema version, or why it cannot be read, as a phrase.
    *
-   * @throws io.github.sparkkinesis.glue.avro.AvroConversionException if its schema has no Spark type
+   * @throws io.github.sparkkinesis.glue.avro.AvroConversionException if its Avro schema has no Spark type
+   * @throws io.github.sparkkinesis.glue.json.JsonSchemaException if its JSON Schema has no Spark type
    */
   def of(reader: SchemaVersion): Either[String, PayloadFormat] = reader.dataFormat match {
     case "AVRO" => Right(AvroFormat(reader.definition, AvroSchemas.sqlType(AvroFormat.parse(reader.definition))))
-    case other => Left(s"from_glue_registry does not read the $other format yet (AVRO only)")
+    case "JSON" => Right(JsonFormat(reader.definition, JsonSchemas.sqlType(reader.definition)))
+    case other => Left(s"from_glue_registry does not read the $other format yet (AVRO and JSON only)")
   }
 }
 
@@ -65,4 +68,19 @@ private[sparkkinesis] object AvroFormat {
   val MaxWritersPerTask = 64
 
   def parse(definition: String): Schema = new Schema.Parser().parse(definition)
+}
+
+/**
+ * JSON: each payload UTF-8 JSON text, read by the reader schema's type alone: properties by name, those the
+ * reader lacks skipped, those the record lacks null. The writer's version is not needed, and the record is
+ * not validated against it.
+ */
+private[sparkkinesis] final case class JsonFormat(readerDefinition: String, dataType: DataType) extends PayloadFormat {
+
+  def newReader(): PayloadReader = new PayloadReader {
+    private val decoder = new JsonDecoder(dataType)
+
+    def read(writer: SchemaVersion, bytes: Array[Byte], offset: Int, length: Int): Any =
+      decoder.decode(bytes, offset, length)
+  }
 }

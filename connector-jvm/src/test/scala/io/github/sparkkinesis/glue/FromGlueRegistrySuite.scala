@@ -172,6 +172,44 @@ class FromGlueRegistrySuite extends AnyFunSuite with SparkStreamingSuite {
     }
   }
 
+  test("JSON: records of a JSON Schema by property name, a newer writer's extra property ignored, in each mode") {
+    val events = SchemaRef("shop", "events")
+    val older = registry.add(
+      events,
+      "JSON",
+      """{"$schema": "https://json-schema.org/draft/2020-12/schema", "type": "object", "required": ["id"],
+        | "properties": {"id": {"type": "integer"}, "tags": {"type": "array", "items": {"type": "string"}},
+        |   "day": {"type": "string", "format": "date"}}}""".stripMargin
+    )
+    val newer = registry.add(events, "JSON", older.definition.replace("\"tags\"", "\"note\": {}, \"tags\""))
+    def json(version: SchemaVersion, text: String, compress: Boolean = false) =
+      GlueFraming.frame(version.id, text.getBytes("UTF-8"), compress)
+    val good = Seq(
+      json(older, """{"id": 1, "tags": ["a", "b"], "day": "2026-11-28"}"""),
+      json(newer, """{"note": {"by": "x"}, "id": 2, "tags": []}""", compress = true))
+    val malformed = json(older, """{"id": 3, "tags": ["a""")
+    def decodeEvents(data: Seq[Array[Byte]], pairs: (String, String)*) =
+      records(data: _*).select(
+        from_glue_registry(col("data"), "events", "shop", options(("schemaVersion" -> "1") +: pairs: _*)).as("e"))
+    try {
+      bothEvaluations {
+        val decoded = decodeEvents(good)
+        assert(decoded.schema("e").dataType.simpleString == "struct<id:bigint,tags:array<string>,day:date>")
+        assert(
+          decoded.select("e.*").collect().toSet == Set(
+            Row(1L, Seq("a", "b"), java.sql.Date.valueOf("2026-11-28")),
+            Row(2L, Seq.empty[String], null)))
+      }
+      val invalid = failure(decodeEvents(good :+ malformed).collect())
+      assert(invalid.getCondition == "KINESIS_GLUE_RECORD_UNDECODABLE.INVALID")
+      assert(invalid.getMessage.contains(s"not valid for version 1 (${older.id}, JSON)"))
+      assert(invalid.getMessage.contains("ends within its JSON value (truncated)"))
+      val permissive = decodeEvents(good :+ malformed, "mode" -> "PERMISSIVE").collect()
+      assert(permissive.count(_.isNullAt(0)) == 1)
+      assert(permissive.filterNot(_.isNullAt(0)).map(_.getStruct(0).getLong(0)).toSet == Set(1L, 2L))
+    } finally Seq(older, newer).foreach(v => registry.remove(v.id))
+  }
+
   test("options are checked when the function is called: an unknown key is named with those it takes") {
     val unknown = intercept[KinesisIllegalArgumentException](decode(written, "schemaVersoin" -> "1"))
     assert(unknown.getCondition == "KINESIS_FUNCTION_OPTION_UNKNOWN")

@@ -1,0 +1,241 @@
+// SPDX-License-Identifier: Apache-2.0
+package io.github.sparkkinesis.glue.json
+
+import scala.jdk.CollectionConverters._
+import scala.util.control.NonFatal
+
+import com.fasterxml.jackson.databind.{JsonNode, ObjectMapper}
+import com.fasterxml.jackson.databind.node.ObjectNode
+import org.apache.spark.sql.types._
+
+/**
+ * The Spark type of a JSON Schema document (draft-04 to 2020-12, as producers write them), the type that
+ * [[JsonDecoder]] reads records of the schema into:
+ *
+ *  - `object` with `properties`: a struct of those fields, in the order `properties` lists them; a field is
+ *    nullable unless `required` lists it and its type excludes null. `additionalProperties` is then ignored.
+ *  - `object` without `properties`: a map of string keys, to the type of `additionalProperties` if it is a
+ *    schema, or else to strings holding each value as JSON text (see below).
+ *  - `allOf`: its parts (and the properties beside it) merged into one struct, fields in order of appearance;
+ *    a part of one type only is that type.
+ *  - `integer`: long; `number`: double; `boolean`; `string`: string, date for `format: date`, timestamp for
+ *    `format: date-time`; `array`: an array of its `items`' type (JSON text when it has no `items`).
+ *  - `type: [T, "null"]`, or `oneOf`/`anyOf` of T and `null`: T, nullable.
+ *  - `enum` and `const`: string when the values are strings; long, double or boolean when they are all
+ *    integers, numbers or booleans; nullable when one is null.
+ *  - local `$ref` (`#/definitions/...`, `#/$defs/...`, any JSON pointer into the document): resolved.
+ *  - Anything else that allows values of several JSON types (several types, `oneOf`/`anyOf` of several,
+ *    `{}`, `true`, mixed enums): a string holding the value as JSON text, a string's contents unquoted, as
+ *    Spark's `from_json` reads a string column.
+ *
+ * Fails with [[JsonSchemaException]], naming the schema path, for a recursive or non-local `$ref`, a tuple
+ * array (`items` as an array, `prefixItems`), an unknown `type`, `allOf` parts of contradicting types, or
+ * text that is no JSON object. Validation keywords (`minimum`, `pattern`, `not`, ...) are ignored: records
+ * are not validated against the schema.
+ *
+ * Stateless and thread-safe; runs on the driver when the reader schema is fixed.
+ */
+private[sparkkinesis] object JsonSchemas {
+
+  /** The type a value of any JSON type is read as: its JSON text (see [[JsonDecoder]]). */
+  val JsonText: DataType = StringType
+
+  private val mapper = new ObjectMapper()
+
+  /**
+   * The Spark type of the JSON Schema `schema`.
+   *
+   * @throws JsonSchemaException if the schema has none
+   */
+  def sqlType(schema: String): DataType = {
+    val root =
+      try mapper.readTree(schema)
+      catch {
+        case NonFatal(e) =>
+          throw new JsonSchemaException(s"The schema is no JSON document: ${e.getMessage.linesIterator.next()}", e)
+      }
+    if (root == null || !(root.isObject || root.isBoolean))
+      throw new JsonSchemaException("The schema is no JSON Schema: a JSON Schema is a JSON object.")
+    new Mapping(root).typed(root, "", Nil).dataType
+  }
+
+  private final case class Typed(dataType: DataType, nullable: Boolean)
+
+  private val Types = Set("object", "array", "string", "integer", "number", "boolean", "null")
+
+  private final class Mapping(root: JsonNode) {
+
+    def typed(node: JsonNode, path: String, refs: List[String]): Typed = {
+      if (node.isBoolean) {
+        if (node.booleanValue) return Typed(JsonText, nullable = true)
+        throw error(path, "is the schema false, which no value matches", "remove the property from the schema")
+      }
+      if (!node.isObject) throw error(path, "is no JSON Schema (not an object)", "write a schema object there")
+      val ref = node.get("$ref")
+      if (ref != null) return followed(ref, path, refs)
+      if (node.has("allOf")) return merged(node, path, refs)
+      Seq("oneOf", "anyOf").find(node.has) match {
+        case Some(keyword) => return alternatives(node.get(keyword), at(path, keyword), refs)
+        case None =>
+      }
+      Option(node.get("const")).map(c => mapper.createArrayNode().add(c)).orElse(Option(node.get("enum"))) match {
+        case Some(values) if values.isArray =>
+          // Nullable also when the type allows null, whether or not the values list it: producers write both.
+          val listed = enumType(values)
+          return listed.copy(nullable = listed.nullable || typeNames(node).contains("null"))
+        case _ =>
+      }
+      val declared = node.get("type") match {
+        case null => inferred(node)
+        case t if t.isTextual || t.isArray => typeNames(node)
+        case _ => throw error(path, "has a type that is neither a name nor an array of names", "fix its type")
+      }
+      declared.find(!Types(_)).foreach { t =>
+        throw error(path, s"has the unknown type '$t'", s"use one of ${Types.toSeq.sorted.mkString(", ")}")
+      }
+      val nullable = declared.contains("null") || declared.isEmpty
+      declared.filter(_ != "null").distinct match {
+        case Seq(single) => Typed(ofType(single, node, path, refs), nullable)
+        case Seq("integer", "number") | Seq("number", "integer") => Typed(DoubleType, nullable)
+        case _ => Typed(JsonText, nullable = true)
+      }
+    }
+
+    /** The names `type` gives, one or an array of them. */
+    private def typeNames(node: JsonNode): Seq[String] = Option(node.get("type")) match {
+      case Some(t) if t.isArray => t.elements().asScala.map(_.asText).toSeq
+      case Some(t) => Seq(t.asText)
+      case None => Nil
+    }
+
+    /** The types a schema without `type` allows, from the keywords it has: none for any. */
+    private def inferred(node: JsonNode): Seq[String] =
+      if (node.has("properties") || node.has("additionalProperties")) Seq("object")
+      else if (node.has("items")) Seq("array")
+      else Nil
+
+    private def ofType(name: String, node: JsonNode, path: String, refs: List[String]): DataType = name match {
+      case "integer" => LongType
+      case "number" => DoubleType
+      case "boolean" => BooleanType
+      case "string" =>
+        Option(node.get("format")).map(_.asText) match {
+          case Some("date") => DateType
+          case Some("date-time") => TimestampType
+          case _ => StringType
+        }
+      case "array" =>
+        if (node.has("prefixItems") || Option(node.get("items")).exists(_.isArray))
+          throw error(
+            path,
+            "is a tuple (items given as an array, or prefixItems), which Spark cannot represent",
+            "describe the elements with one schema in items, or use an object with named properties"
+          )
+        Option(node.get("items")) match {
+          case Some(items) =>
+            val element = typed(items, at(path, "items"), refs)
+            ArrayType(element.dataType, element.nullable)
+          case None => ArrayType(JsonText, containsNull = true)
+        }
+      case _ => objectType(node, path, refs)
+    }
+
+    private def objectType(node: JsonNode, path: String, refs: List[String]): DataType =
+      Option(node.get("properties")).filter(_.isObject) match {
+        case Some(properties) =>
+          val required = Option(node.get("required")).toSeq.flatMap(_.elements().asScala.map(_.asText)).toSet
+          StructType(properties.properties().asScala.toSeq.map { entry =>
+            val name = entry.getKey
+            val field = typed(entry.getValue, at(at(path, "properties"), name), refs)
+            StructField(name, field.dataType, nullable = field.nullable || !required(name))
+          })
+        case None =>
+          Option(node.get("additionalProperties")).filter(_.isObject) match {
+            case Some(values) =>
+              val value = typed(values, at(path, "additionalProperties"), refs)
+              MapType(StringType, value.dataType, value.nullable)
+            case None => MapType(StringType, JsonText, valueContainsNull = true)
+          }
+      }
+
+    private def followed(ref: JsonNode, path: String, refs: List[String]): Typed = {
+      val pointer = ref.asText
+      if (!pointer.startsWith("#"))
+        throw error(
+          path,
+          s"refers to $pointer, outside this schema",
+          "define it under $defs or definitions in the same schema and refer to it as #/$defs/...")
+      if (refs.contains(pointer))
+        throw error(
+          path,
+          s"refers to $pointer recursively (${(pointer :: refs).reverse.mkString(" -> ")}): Spark types cannot " +
+            "nest without end",
+          "bound the nesting, or give the recursive property as an object without properties (a map of JSON text)"
+        )
+      val target = root.at(pointer.substring(1))
+      if (target.isMissingNode) throw error(path, s"refers to $pointer, which the schema does not define", "define it")
+      typed(target, path, pointer :: refs)
+    }
+
+    private def merged(node: JsonNode, path: String, refs: List[String]): Typed = {
+      val rest = node.deepCopy[ObjectNode]()
+      rest.remove("allOf")
+      val own = if (Seq("type", "properties", "$ref").exists(rest.has)) Seq(typed(rest, path, refs)) else Nil
+      val parts = own ++ node.get("allOf").elements().asScala.zipWithIndex.map { case (part, i) =>
+        typed(part, at(path, s"allOf[$i]"), refs)
+      }
+      parts.map(_.dataType).distinct match {
+        case Seq(single) => Typed(single, parts.forall(_.nullable))
+        case types if types.forall(_.isInstanceOf[StructType]) =>
+          val fields = parts.flatMap(_.dataType.asInstanceOf[StructType].fields)
+          val byName = fields.groupBy(_.name)
+          byName.values.find(_.map(_.dataType).distinct.size > 1).foreach { clash =>
+            throw error(
+              path,
+              s"has parts in allOf that give the property ${clash.head.name} different types",
+              "give it one type")
+          }
+          val merged = fields.map(_.name).distinct.map { name =>
+            val same = byName(name)
+            // Required in one part is required in the whole.
+            same.head.copy(nullable = same.forall(_.nullable))
+          }
+          Typed(StructType(merged), parts.forall(_.nullable))
+        case types =>
+          throw error(
+            path,
+            s"has parts in allOf of different types (${types.map(_.simpleString).mkString(", ")})",
+            "make every part an object, or give one type")
+      }
+    }
+
+    private def alternatives(options: JsonNode, path: String, refs: List[String]): Typed = {
+      val typedOptions =
+        options.elements().asScala.zipWithIndex.map { case (o, i) => typed(o, s"$path[$i]", refs) }.toSeq
+      val onlyNull = (o: JsonNode) => Option(o.get("type")).exists(_.asText == "null")
+      val nonNull = options.elements().asScala.toSeq.zip(typedOptions).filterNot(p => onlyNull(p._1)).map(_._2)
+      val nullable = typedOptions.exists(_.nullable) || nonNull.size < typedOptions.size
+      nonNull.map(_.dataType).distinct match {
+        case Seq(single) => Typed(single, nullable)
+        case _ => Typed(JsonText, nullable = true)
+      }
+    }
+
+    private def enumType(values: JsonNode): Typed = {
+      val all = values.elements().asScala.toSeq
+      val nonNull = all.filterNot(_.isNull)
+      if (nonNull.forall(_.isTextual)) Typed(StringType, nonNull.size < all.size)
+      else if (nonNull.forall(v => v.isIntegralNumber && v.canConvertToLong)) Typed(LongType, nonNull.size < all.size)
+      else if (nonNull.forall(_.isNumber)) Typed(DoubleType, nonNull.size < all.size)
+      else if (nonNull.forall(_.isBoolean)) Typed(BooleanType, nonNull.size < all.size)
+      else Typed(JsonText, nullable = true)
+    }
+
+    private def at(path: String, key: String): String = if (path.isEmpty) key else s"$path.$key"
+
+    private def error(path: String, problem: String, remedy: String): JsonSchemaException = {
+      val where = if (path.isEmpty) "The JSON Schema" else s"The JSON Schema at $path"
+      new JsonSchemaException(s"$where $problem: $remedy.")
+    }
+  }
+}

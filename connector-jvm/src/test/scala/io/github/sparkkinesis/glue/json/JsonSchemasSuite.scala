@@ -1,0 +1,125 @@
+// SPDX-License-Identifier: Apache-2.0
+package io.github.sparkkinesis.glue.json
+
+import org.apache.spark.sql.types._
+import org.scalatest.funsuite.AnyFunSuite
+
+/**
+ * JSON Schema documents as producers write them, and the Spark types records of them are read as: what a
+ * user sees as the column's type, and the message naming the place in the schema Spark cannot represent.
+ */
+class JsonSchemasSuite extends AnyFunSuite {
+
+  private def sqlType(schema: String): DataType = JsonSchemas.sqlType(schema)
+
+  private def failure(schema: String): String = intercept[JsonSchemaException](sqlType(schema)).getMessage
+
+  test("an object's properties in their order; nullable unless required and excluding null") {
+    val schema =
+      """{"$schema": "http://json-schema.org/draft-07/schema#", "type": "object",
+        | "required": ["id", "name", "note"],
+        | "properties": {
+        |   "name": {"type": "string"}, "id": {"type": "integer"}, "price": {"type": "number"},
+        |   "paid": {"type": "boolean"}, "day": {"type": "string", "format": "date"},
+        |   "at": {"type": "string", "format": "date-time"}, "mail": {"type": "string", "format": "email"},
+        |   "note": {"type": ["string", "null"]}, "tags": {"type": "array", "items": {"type": "string"}}}}
+        |""".stripMargin
+    assert(
+      sqlType(schema) == StructType(Seq(
+        StructField("name", StringType, nullable = false),
+        StructField("id", LongType, nullable = false),
+        StructField("price", DoubleType),
+        StructField("paid", BooleanType),
+        StructField("day", DateType),
+        StructField("at", TimestampType),
+        StructField("mail", StringType),
+        StructField("note", StringType),
+        StructField("tags", ArrayType(StringType, containsNull = false))
+      )))
+  }
+
+  test("nullable alternatives, enums and consts, and integer or number as a double") {
+    val schema =
+      """{"type": "object", "required": ["a", "b", "c", "d", "e", "f", "g", "h"], "properties": {
+        | "a": {"oneOf": [{"type": "null"}, {"type": "integer"}]},
+        | "b": {"anyOf": [{"type": "string"}, {"type": "null"}]},
+        | "c": {"enum": ["red", "green"]}, "d": {"enum": [1, 2, null]}, "e": {"const": "v1"},
+        | "f": {"type": ["integer", "number"]}, "g": {"enum": [1, 2.5]},
+        | "h": {"type": ["string", "null"], "enum": ["x"]}}}""".stripMargin
+    assert(
+      sqlType(schema) == StructType(Seq(
+        StructField("a", LongType),
+        StructField("b", StringType),
+        StructField("c", StringType, nullable = false),
+        StructField("d", LongType),
+        StructField("e", StringType, nullable = false),
+        StructField("f", DoubleType, nullable = false),
+        StructField("g", DoubleType, nullable = false),
+        StructField("h", StringType)
+      )))
+  }
+
+  test("values of several JSON types, and objects without properties, are read as JSON text") {
+    val schema =
+      """{"type": "object", "properties": {
+        | "any": {}, "several": {"type": ["string", "integer"]},
+        | "either": {"oneOf": [{"type": "string"}, {"type": "object", "properties": {"x": {"type": "integer"}}}]},
+        | "counts": {"type": "object", "additionalProperties": {"type": "integer"}},
+        | "attributes": {"type": "object"}, "list": {"type": "array"}}}""".stripMargin
+    assert(
+      sqlType(schema) == StructType(Seq(
+        StructField("any", StringType),
+        StructField("several", StringType),
+        StructField("either", StringType),
+        StructField("counts", MapType(StringType, LongType, valueContainsNull = false)),
+        StructField("attributes", MapType(StringType, StringType)),
+        StructField("list", ArrayType(StringType))
+      )))
+  }
+
+  test("local $refs to definitions and $defs, and allOf merged into one struct") {
+    val schema =
+      """{"type": "object", "definitions": {"Money": {"type": "number"}},
+        | "$defs": {"Item": {"type": "object", "required": ["sku"], "properties": {
+        |   "sku": {"type": "string"}, "price": {"$ref": "#/definitions/Money"}}}},
+        | "properties": {"items": {"type": "array", "items": {"$ref": "#/$defs/Item"}},
+        |   "order": {"allOf": [{"$ref": "#/$defs/Item"},
+        |     {"type": "object", "properties": {"qty": {"type": "integer"}}}]}}}""".stripMargin
+    val item = StructType(Seq(StructField("sku", StringType, nullable = false), StructField("price", DoubleType)))
+    assert(
+      sqlType(schema) == StructType(
+        Seq(
+          StructField("items", ArrayType(item, containsNull = false)),
+          StructField("order", item.add(StructField("qty", LongType)))
+        )))
+  }
+
+  test("a recursive $ref fails naming the path and the chain of references") {
+    val message = failure("""{"type": "object", "$defs": {"Node": {"type": "object", "properties": {
+        | "value": {"type": "integer"}, "next": {"$ref": "#/$defs/Node"}}}},
+        | "properties": {"head": {"$ref": "#/$defs/Node"}}}""".stripMargin)
+    assert(
+      message == "The JSON Schema at properties.head.properties.next refers to #/$defs/Node recursively " +
+        "(#/$defs/Node -> #/$defs/Node): Spark types cannot nest without end: bound the nesting, or give the " +
+        "recursive property as an object without properties (a map of JSON text).")
+  }
+
+  test("unsupported constructs fail naming the place and what to do") {
+    def field(schema: String) = s"""{"type": "object", "properties": {"f": {"type": "array", "items": $schema}}}"""
+    assert(
+      failure(field("""{"type": "array", "items": [{"type": "string"}]}""")).startsWith(
+        "The JSON Schema at properties.f.items is a tuple (items given as an array, or prefixItems)"))
+    assert(failure(field("""{"$ref": "other.json#/Item"}""")).contains("at properties.f.items refers to other.json"))
+    assert(failure(field("""{"$ref": "#/$defs/Missing"}""")).contains("which the schema does not define"))
+    assert(failure(field("""{"type": "decimal"}""")).contains("has the unknown type 'decimal': use one of array,"))
+    assert(
+      failure(field("""{"allOf": [{"type": "string"}, {"type": "integer"}]}"""))
+        .contains("at properties.f.items has parts in allOf of different types (string, bigint)"))
+    assert(
+      failure("""{"allOf": [{"properties": {"a": {"type": "string"}}}, {"properties": {"a": {"type": "integer"}}}]}""")
+        .contains("give the property a different types"))
+    assert(failure(field("false")).contains("is the schema false"))
+    assert(failure("""{"type": """).startsWith("The schema is no JSON document"))
+    assert(failure("[1]").startsWith("The schema is no JSON Schema"))
+  }
+}
