@@ -6,6 +6,7 @@ import java.util.zip.DataFormatException
 
 import io.github.sparkkinesis.errors.{GlueRegistryErrors, GlueRegistryException, KinesisErrors}
 import io.github.sparkkinesis.glue.avro.AvroConversionException
+import io.github.sparkkinesis.glue.json.JsonDecodeException
 import org.apache.spark.sql.types.DataType
 import org.apache.spark.util.LongAccumulator
 import org.slf4j.LoggerFactory
@@ -76,7 +77,7 @@ private[sparkkinesis] final class RecordDecoder(decoding: GlueDecoding) {
         } catch {
           case e: DataFormatException =>
             undecodable("INVALID", record, s"its zlib-compressed payload cannot be inflated: ${e.getMessage}", e)
-          case e: AvroConversionException =>
+          case e @ (_: AvroConversionException | _: JsonDecodeException) =>
             undecodable(
               "INVALID",
               record,
