@@ -9,17 +9,16 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from types import TracebackType
 from typing import Any
 
-from kinesis_emulator import free_port, stop_process_group, supervised
+from kinesis_emulator import SupervisedServer, free_port, supervised
 
 # Credentials moto accepts; any value works, these say what they are.
 FAKE_ACCESS_KEY = "AKIDGLUETESTS"
 FAKE_SECRET_KEY = "glue-tests-secret"
 
 
-class GlueRegistryServer:
+class GlueRegistryServer(SupervisedServer):
     """moto's server on a free loopback port; a context manager that always stops it."""
 
     def __init__(
@@ -82,19 +81,3 @@ class GlueRegistryServer:
             "awsSecretKey": FAKE_SECRET_KEY,
             **extra,
         }
-
-    def stop(self, grace_seconds: float = 5.0) -> None:
-        process, self._process = self._process, None
-        if process is not None:
-            stop_process_group(process, grace_seconds)
-
-    def __enter__(self) -> GlueRegistryServer:
-        return self.start()
-
-    def __exit__(
-        self,
-        kind: type[BaseException] | None,
-        error: BaseException | None,
-        trace: TracebackType | None,
-    ) -> None:
-        self.stop()

@@ -18,6 +18,7 @@ import sys
 import time
 from pathlib import Path
 from types import TracebackType
+from typing import TypeVar
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "tests" / "node_modules" / "kinesis-local"
@@ -65,7 +66,36 @@ def stop_process_group(process: subprocess.Popen[bytes], grace_seconds: float) -
     process.wait(grace_seconds)
 
 
-class KinesisEmulator:
+Server = TypeVar("Server", bound="SupervisedServer")
+
+
+class SupervisedServer:
+    """A server of the tests, started by :func:`supervised` in a process group of its own (``_process``) by
+    its subclass's ``start``; a context manager that always stops it."""
+
+    _process: subprocess.Popen[bytes] | None = None
+
+    def start(self: Server) -> Server:
+        raise NotImplementedError
+
+    def stop(self, grace_seconds: float = 5.0) -> None:
+        process, self._process = self._process, None
+        if process is not None:
+            stop_process_group(process, grace_seconds)
+
+    def __enter__(self: Server) -> Server:
+        return self.start()
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.stop()
+
+
+class KinesisEmulator(SupervisedServer):
     """One emulator process on free loopback ports; a context manager that always stops it."""
 
     def __init__(
@@ -154,22 +184,6 @@ class KinesisEmulator:
                 retries={"max_attempts": 3, "mode": "standard"}, connect_timeout=2, read_timeout=30
             ),
         )
-
-    def stop(self, grace_seconds: float = 5.0) -> None:
-        process, self._process = self._process, None
-        if process is not None:
-            stop_process_group(process, grace_seconds)
-
-    def __enter__(self) -> KinesisEmulator:
-        return self.start()
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.stop()
 
 
 def wait_for_stream(client, name: str, timeout_seconds: float = 30.0) -> None:  # type: ignore[no-untyped-def]
