@@ -13,9 +13,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from aws_schema_registry import DataAndSchema, KafkaSerializer, SchemaRegistryClient
-from aws_schema_registry.avro import AvroSchema
-from aws_schema_registry.codec import encode
 from conftest import Kinesis
 from glue_registry_server import GlueRegistryServer
 from pyspark.sql import DataFrame, SparkSession
@@ -35,9 +32,13 @@ V2 = {**V1, "fields": [*V1["fields"], {"name": "price", "type": "double", "defau
 
 class Orders:
     """Schema `orders` of a registry of its own, with versions 1 and 2 registered by AWS' serializer, and
-    records of each framed by it."""
+    records of each framed by it. AWS' library is imported here: the other Spark lines' environments, which
+    collect this module for their line_smoke tests, do not have it."""
 
     def __init__(self, glue_registry: GlueRegistryServer) -> None:
+        from aws_schema_registry import KafkaSerializer, SchemaRegistryClient
+        from aws_schema_registry.avro import AvroSchema
+
         self.registry = f"shop-{secrets.token_hex(3)}"
         glue = glue_registry.client()
         glue.create_registry(RegistryName=self.registry)
@@ -47,7 +48,10 @@ class Orders:
         )
         self.v1, self.v2 = AvroSchema(V1), AvroSchema(V2)
 
-    def record(self, schema: AvroSchema, value: dict[str, Any], compressed: bool = False) -> bytes:
+    def record(self, schema: Any, value: dict[str, Any], compressed: bool = False) -> bytes:
+        from aws_schema_registry import DataAndSchema
+        from aws_schema_registry.codec import encode
+
         framed: bytes = self.serializer.serialize("orders", DataAndSchema(value, schema))
         if not compressed:
             return framed
