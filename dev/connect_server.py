@@ -18,15 +18,13 @@ import contextlib
 import os
 import shutil
 import socket
-import subprocess
 import sys
 import tempfile
 import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from types import TracebackType
 
-from kinesis_emulator import free_port, stop_process_group, supervised
+from kinesis_emulator import SupervisedServer, free_port, supervised
 
 SERVER_CLASS = "org.apache.spark.sql.connect.service.SparkConnectServer"
 
@@ -38,7 +36,7 @@ def installed_pyspark() -> Path:
     return Path(pyspark.__file__).resolve().parent
 
 
-class ConnectServer:
+class ConnectServer(SupervisedServer):
     """One Spark Connect server process on a free loopback port; a context manager that always stops it.
 
     :param pyspark_dir: the directory of an installed pyspark package (its ``bin/spark-submit`` and
@@ -68,8 +66,6 @@ class ConnectServer:
         self.log_path = log_path
         self.work_dir = work_dir
         self.max_lifetime_seconds = max_lifetime_seconds
-        self.port = 0
-        self._process: subprocess.Popen[bytes] | None = None
         self._own_work_dir: Path | None = None
 
     @property
@@ -121,30 +117,17 @@ class ConnectServer:
             }
         )
         command = supervised("spark-connect-server", self.command(), self.max_lifetime_seconds)
-        with open(self.log_path, "ab") as log:
-            self._process = subprocess.Popen(
-                command,
-                env=env,
-                cwd=work_dir,
-                stdin=subprocess.DEVNULL,
-                stdout=log,
-                stderr=subprocess.STDOUT,
-                start_new_session=True,
-            )
-        deadline = time.monotonic() + timeout_seconds
-        while time.monotonic() < deadline:
-            if self._process.poll() is not None:
-                code = self._process.returncode
-                self.stop()
-                raise RuntimeError(f"the Spark Connect server exited with code {code}:\n{self.log_tail()}")
-            if self._accepts():
-                return self
-            time.sleep(0.2)
-        self.stop()
-        raise RuntimeError(
-            f"the Spark Connect server did not accept connections on 127.0.0.1:{self.port} within "
-            f"{timeout_seconds}s:\n{self.log_tail()}"
+        self._launch(
+            "the Spark Connect server",
+            command,
+            self.log_path,
+            self._accepts,
+            timeout_seconds,
+            env=env,
+            cwd=work_dir,
+            detail=lambda: f":\n{self.log_tail()}",
         )
+        return self
 
     def _accepts(self) -> bool:
         try:
@@ -163,23 +146,10 @@ class ConnectServer:
             return log.read().decode("utf-8", "replace")
 
     def stop(self, grace_seconds: float = 10.0) -> None:
-        process, self._process = self._process, None
-        if process is not None:
-            stop_process_group(process, grace_seconds)
+        super().stop(grace_seconds)
         own, self._own_work_dir = self._own_work_dir, None
         if own is not None:
             shutil.rmtree(own, ignore_errors=True)
-
-    def __enter__(self) -> ConnectServer:
-        return self.start()
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.stop()
 
 
 if __name__ == "__main__":

@@ -5,9 +5,7 @@ that stops it when the process that started it is gone, stopped by PID)."""
 
 from __future__ import annotations
 
-import subprocess
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
@@ -27,8 +25,6 @@ class GlueRegistryServer(SupervisedServer):
         self.region = region
         self.max_lifetime_seconds = max_lifetime_seconds
         self.log_path = log_path
-        self.port = 0
-        self._process: subprocess.Popen[bytes] | None = None
 
     @property
     def endpoint(self) -> str:
@@ -42,23 +38,15 @@ class GlueRegistryServer(SupervisedServer):
         command = supervised(
             "glue-registry", [str(server), "-H", "127.0.0.1", "-p", str(self.port)], self.max_lifetime_seconds
         )
-        log = open(self.log_path, "ab") if self.log_path else subprocess.DEVNULL  # noqa: SIM115
-        self._process = subprocess.Popen(
-            command, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
-        )
-        if log is not subprocess.DEVNULL:
-            log.close()
-        deadline = time.monotonic() + timeout_seconds
-        while time.monotonic() < deadline:
-            if self._process.poll() is not None:
-                raise RuntimeError(f"moto's server exited with code {self._process.returncode}")
-            try:
-                self.client().list_registries()
-                return self
-            except Exception:
-                time.sleep(0.2)
-        self.stop()
-        raise RuntimeError(f"moto's server did not answer on {self.endpoint} within {timeout_seconds}s")
+        self._launch("moto's server", command, self.log_path, self._answers, timeout_seconds)
+        return self
+
+    def _answers(self) -> bool:
+        try:
+            self.client().list_registries()
+            return True
+        except Exception:
+            return False
 
     def client(self) -> Any:
         """A boto3 Glue client of this server."""

@@ -16,6 +16,7 @@ import socket
 import subprocess
 import sys
 import time
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from types import TracebackType
 from typing import TypeVar
@@ -74,9 +75,52 @@ class SupervisedServer:
     its subclass's ``start``; a context manager that always stops it."""
 
     _process: subprocess.Popen[bytes] | None = None
+    port = 0
 
     def start(self: Server) -> Server:
         raise NotImplementedError
+
+    def _launch(
+        self,
+        what: str,
+        command: list[str],
+        log_path: Path | None,
+        ready: Callable[[], bool],
+        timeout_seconds: float,
+        env: Mapping[str, str] | None = None,
+        cwd: Path | None = None,
+        detail: Callable[[], str] = lambda: "",
+    ) -> None:
+        """Starts `command` (made by :func:`supervised`) with its output in `log_path`, and returns once
+        `ready` says it is; if it exits or is not ready within `timeout_seconds`, stops it and raises, naming
+        `what` and adding `detail()` (such as the end of its log)."""
+        log = open(log_path, "ab") if log_path else subprocess.DEVNULL  # noqa: SIM115
+        try:
+            self._process = subprocess.Popen(
+                command,
+                env=env,
+                cwd=cwd,
+                stdin=subprocess.DEVNULL,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+            )
+        finally:
+            if log is not subprocess.DEVNULL:
+                log.close()
+        deadline = time.monotonic() + timeout_seconds
+        while time.monotonic() < deadline:
+            if self._process.poll() is not None:
+                failure = f"{what} exited with code {self._process.returncode}{detail()}"
+                self.stop()
+                raise RuntimeError(failure)
+            if ready():
+                return
+            time.sleep(0.2)
+        # The detail first: stopping may remove what it reads (a server's own working directory and log).
+        failure = f"{what} was not ready on port {self.port} within {timeout_seconds}s{detail()}"
+        self.stop()
+        raise RuntimeError(failure)
 
     def stop(self, grace_seconds: float = 5.0) -> None:
         process, self._process = self._process, None
@@ -109,8 +153,6 @@ class KinesisEmulator(SupervisedServer):
         self.shard_limit = shard_limit
         self.max_lifetime_seconds = max_lifetime_seconds
         self.log_path = log_path
-        self.port = 0
-        self._process: subprocess.Popen[bytes] | None = None
 
     @property
     def endpoint(self) -> str:
@@ -140,27 +182,8 @@ class KinesisEmulator(SupervisedServer):
             }
         )
         command = supervised("kinesis-emulator", ["node", str(main)], self.max_lifetime_seconds)
-        log = open(self.log_path, "ab") if self.log_path else subprocess.DEVNULL  # noqa: SIM115
-        self._process = subprocess.Popen(
-            command,
-            env=env,
-            stdout=log,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-        )
-        if log is not subprocess.DEVNULL:
-            log.close()
-        deadline = time.monotonic() + timeout_seconds
-        while time.monotonic() < deadline:
-            if self._process.poll() is not None:
-                raise RuntimeError(f"the Kinesis emulator exited with code {self._process.returncode}")
-            if self._answers():
-                return self
-            time.sleep(0.2)
-        self.stop()
-        raise RuntimeError(
-            f"the Kinesis emulator did not answer on {self.endpoint} within {timeout_seconds}s"
-        )
+        self._launch("the Kinesis emulator", command, self.log_path, self._answers, timeout_seconds, env=env)
+        return self
 
     def _answers(self) -> bool:
         try:

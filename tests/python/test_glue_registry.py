@@ -127,7 +127,6 @@ def test_sql_and_the_header_and_permissive_mode(
 def test_bad_arguments_are_refused_when_the_function_is_called(
     spark: SparkSession, orders: Orders, glue_registry: GlueRegistryServer
 ) -> None:
-    orders.written()
     with pytest.raises(KinesisOptionError) as unknown:
         from_glue_registry("data", "orders", orders.registry, glue_registry.options(schemaVersoin="1"))
     assert unknown.value.getCondition() == "KINESIS_FUNCTION_OPTION_UNKNOWN"

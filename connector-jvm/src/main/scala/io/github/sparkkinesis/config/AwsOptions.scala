@@ -81,14 +81,17 @@ private[sparkkinesis] object AwsOptions {
     }
   }
 
-  private val RegionInStsHost = """(?:^|\.)sts(?:-fips)?\.([a-z]{2}(?:-[a-z]+)+-\d+)\.""".r
-
-  private def regionOfStsEndpoint(endpoint: String): Option[String] =
-    Option(new java.net.URI(endpoint).getHost).flatMap(h => RegionInStsHost.findFirstMatchIn(h).map(_.group(1)))
-
-  private val RegionInHost = """(?:^|\.)kinesis(?:-fips)?\.([a-z]{2}(?:-[a-z]+)+-\d+)\.""".r
+  private def regionOfStsEndpoint(endpoint: String): Option[String] = regionOfServiceEndpoint(endpoint, "sts")
 
   /** The region named by a Kinesis endpoint host, e.g. kinesis.eu-west-1.amazonaws.com or a VPC endpoint. */
-  def regionOfEndpoint(endpoint: String): Option[String] =
-    Option(new java.net.URI(endpoint).getHost).flatMap(h => RegionInHost.findFirstMatchIn(h).map(_.group(1)))
+  def regionOfEndpoint(endpoint: String): Option[String] = regionOfServiceEndpoint(endpoint, "kinesis")
+
+  /**
+   * The region an endpoint of AWS service `service` names in its host (`<service>[-fips].<region>.`, as
+   * public and VPC endpoints do), if it names one.
+   */
+  def regionOfServiceEndpoint(endpoint: String, service: String): Option[String] = {
+    val inHost = ("""(?:^|\.)""" + service + """(?:-fips)?\.([a-z]{2}(?:-[a-z]+)+-\d+)\.""").r
+    Option(new java.net.URI(endpoint).getHost).flatMap(h => inHost.findFirstMatchIn(h).map(_.group(1)))
+  }
 }

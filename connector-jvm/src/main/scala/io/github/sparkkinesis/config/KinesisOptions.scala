@@ -15,8 +15,7 @@ private[sparkkinesis] object KinesisOptions {
 
   private def spec[T](key: String, default: String, doc: String, example: String)(
       parse: OptionRule[T]
-  ): OptionSpec[T] =
-    OptionSpec(key, Option(default), doc, example, secret = false, parse)
+  ): OptionSpec[T] = OptionSpec.plain(key, default, doc, example)(parse)
 
   private def secretSpec(key: String, doc: String): OptionSpec[Secret] =
     OptionSpec(key, None, doc, "<secret>", secret = true, string.map(new Secret(_)))

@@ -24,3 +24,10 @@ private[sparkkinesis] final case class OptionSpec[T](
 
   def lowerKey: String = key.toLowerCase(Locale.ROOT)
 }
+
+private[sparkkinesis] object OptionSpec {
+
+  /** An option whose value may be shown; `default` null when it has none. */
+  def plain[T](key: String, default: String, doc: String, example: String)(parse: OptionRule[T]): OptionSpec[T] =
+    OptionSpec(key, Option(default), doc, example, secret = false, parse)
+}

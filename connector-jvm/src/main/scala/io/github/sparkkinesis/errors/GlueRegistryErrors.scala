@@ -170,17 +170,14 @@ private[sparkkinesis] object GlueRegistryErrors {
       version: String,
       format: String,
       problem: String): KinesisIllegalArgumentException =
-    new KinesisIllegalArgumentException(
-      GlueSchemaUnusable.name,
-      Map(
-        "function" -> function,
-        "schema" -> schema,
-        "registry" -> registry,
-        "version" -> version,
-        "format" -> format,
-        "problem" -> problem).asJava,
-      null
-    )
+    KinesisErrors.argument(
+      GlueSchemaUnusable,
+      "function" -> function,
+      "schema" -> schema,
+      "registry" -> registry,
+      "version" -> version,
+      "format" -> format,
+      "problem" -> problem)
 
   private def glue(
       kind: GlueRegistryException.Kind,

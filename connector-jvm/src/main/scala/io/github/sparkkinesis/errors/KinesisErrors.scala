@@ -363,7 +363,9 @@ private[sparkkinesis] object KinesisErrors {
         new KinesisException(s"${condition.name}.WRITE", (parameters.toMap + ("row" -> row)).asJava, cause)
     }
 
-  private def argument(condition: ErrorCondition, parameters: (String, String)*): KinesisIllegalArgumentException =
+  private[errors] def argument(
+      condition: ErrorCondition,
+      parameters: (String, String)*): KinesisIllegalArgumentException =
     argument(condition, null, parameters: _*)
 
   private def argument(

@@ -43,18 +43,17 @@ private[sparkkinesis] object GlueFunctionOptions {
 
   val DefaultRegistry = "default-registry"
 
-  private def spec[T](key: String, default: String, doc: String, example: String)(parse: OptionRule[T]): OptionSpec[T] =
-    OptionSpec(key, Option(default), doc, example, secret = false, parse)
+  import OptionSpec.plain
 
   val Region: OptionSpec[String] =
-    spec(
+    plain(
       "region",
       null,
       "AWS region of the registry; default: from the endpoint, else the SDK's region chain.",
       "us-east-1")(string)
 
   val Endpoint: OptionSpec[String] =
-    spec(
+    plain(
       "endpoint",
       null,
       "Glue endpoint URL (a VPC endpoint, or a test server); default: the region's public endpoint.",
@@ -62,7 +61,7 @@ private[sparkkinesis] object GlueFunctionOptions {
     )(endpoint)
 
   val SchemaVersion: OptionSpec[Option[Long]] =
-    spec(
+    plain(
       "schemaVersion",
       "latest",
       "The schema version every record is resolved to (each is read with the version it was written " +
@@ -78,7 +77,7 @@ private[sparkkinesis] object GlueFunctionOptions {
       ))
 
   val Mode: OptionSpec[DecodeMode] =
-    spec(
+    plain(
       "mode",
       "FAILFAST",
       "What a record that cannot be decoded (not framed by the registry, of another schema, or not valid " +
@@ -88,7 +87,7 @@ private[sparkkinesis] object GlueFunctionOptions {
     )(choice("failfast" -> DecodeMode.FailFast, "permissive" -> DecodeMode.Permissive))
 
   val DataFormat: OptionSpec[String] =
-    spec(
+    plain(
       "dataFormat",
       null,
       "The format the schema must have, AVRO, JSON or PROTOBUF; checked against the registry's when the " +
@@ -130,7 +129,7 @@ private[sparkkinesis] object GlueFunctionOptions {
     val endpoint = options.get(Endpoint)
     val region = options
       .get(Region)
-      .orElse(endpoint.flatMap(regionOfEndpoint))
+      .orElse(endpoint.flatMap(AwsOptions.regionOfServiceEndpoint(_, "glue")))
       .orElse(resolveDefaultRegion())
       .getOrElse(throw KinesisErrors.missingOption(Region.key, Region.example))
     val credentials: AwsCredentialsConfig = AwsOptions.credentialsOf(options, region)
@@ -152,9 +151,4 @@ private[sparkkinesis] object GlueFunctionOptions {
     ("| option | default | meaning |" +: "| --- | --- | --- |" +: rows).mkString("\n")
   }
 
-  private val RegionInHost = """(?:^|\.)glue(?:-fips)?\.([a-z]{2}(?:-[a-z]+)+-\d+)\.""".r
-
-  /** The region a Glue endpoint's host names, e.g. glue.eu-west-1.amazonaws.com, if it names one. */
-  def regionOfEndpoint(endpoint: String): Option[String] =
-    Option(new java.net.URI(endpoint).getHost).flatMap(h => RegionInHost.findFirstMatchIn(h).map(_.group(1)))
 }
