@@ -31,13 +31,14 @@ import zipfile
 from pathlib import Path
 
 import spark_lines
+import wheel_jars
 
 ROOT = Path(__file__).resolve().parent.parent
 VERSION_FILE = ROOT / "python" / "src" / "pyspark_kinesis" / "_version.py"
 GROUP_PATH = "io/github/sparkkinesis"
 CHECKSUMS = {"md5": hashlib.md5, "sha1": hashlib.sha1, "sha256": hashlib.sha256, "sha512": hashlib.sha512}
-# Where the connector's classes are, the shaded dependencies included (as dev/wheel_jars.py splits them).
-OWN_CLASS_PREFIXES = ("io/github/sparkkinesis/", "org/apache/spark/sparkkinesis/")
+# Where the connector's classes are, the shaded dependencies (below io/github/sparkkinesis/shaded) included.
+OWN_CLASS_PREFIXES = wheel_jars.OWN_PREFIXES
 # The pom fields Maven Central requires, as paths below <project>.
 POM_FIELDS = (
     "name",

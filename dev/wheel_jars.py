@@ -17,7 +17,12 @@ import zipfile
 from pathlib import Path
 
 # The connector's own entries: its classes (not those shaded under its package) and its service file.
-OWN_PREFIXES = ("io/github/sparkkinesis/", "org/apache/spark/sparkkinesis/")
+# Its classes may differ by line (the shims); the rest of a jar must not.
+OWN_PREFIXES = (
+    "io/github/sparkkinesis/",
+    "org/apache/spark/sparkkinesis/",
+    "org/apache/spark/sql/sparkkinesis/",
+)
 SHADED_PREFIX = "io/github/sparkkinesis/shaded/"
 OWN_FILES = ("META-INF/services/org.apache.spark.sql.sources.DataSourceRegister",)
 # A fixed time for every entry, so that the same classes make the same jar.
