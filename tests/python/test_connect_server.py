@@ -425,7 +425,8 @@ def test_the_command_line_manages_consumers_through_a_connect_server(
 GLUE = (
     PRELUDE
     + """
-from pyspark_kinesis.functions import from_glue_registry, glue_registry_header
+from pyspark.sql import functions as F
+from pyspark_kinesis.functions import from_glue_registry, glue_registry_header, to_glue_registry
 
 address, registry = sys.argv[1], sys.argv[2]
 options, framed = json.loads(sys.argv[3]), json.loads(sys.argv[4])
@@ -438,6 +439,14 @@ def decoded(given):
     return sorted(tuple(r) for r in records.select(column).select("o.*").collect())
 
 
+def round_trip():
+    encoded = to_glue_registry(F.col("o"), "orders", registry, {**options, "compression": "zlib"})
+    again = records.select(from_glue_registry("data", "orders", registry, options).alias("o"))
+    decoded_again = from_glue_registry("data", "orders", registry, options)
+    again = again.select(encoded.alias("data")).select(decoded_again)
+    return sorted(tuple(r[0]) for r in again.collect())
+
+
 def compressions():
     return sorted(r.h.compression for r in records.select(glue_registry_header("data").alias("h")).collect())
 
@@ -445,6 +454,7 @@ def compressions():
 report(
     decoded=attempt(lambda: decoded(options)),
     headers=attempt(compressions),
+    round_trip=attempt(round_trip),
     misspelt=attempt(lambda: decoded({**options, "schemaVersoin": "1"})),
 )
 spark.stop()
@@ -461,6 +471,7 @@ def test_a_connect_client_decodes_glue_registry_records_with_the_servers_sql_fun
     result = result_of(run_program(tmp_path, "glue.py", GLUE, args, timeout=300))
     assert result["decoded"] == {"value": [[1, "apple", 0.0], [2, "pear", 2.5], [3, "fig", 4.0]]}, result
     assert result["headers"] == {"value": ["none", "none", "zlib"]}, result
+    assert result["round_trip"] == result["decoded"], result
     misspelt = result["misspelt"]["raised"]
     assert misspelt["type"] == "KinesisOptionError", misspelt
     assert misspelt["condition"] == "KINESIS_FUNCTION_OPTION_UNKNOWN", misspelt

@@ -2,13 +2,14 @@
 """End-to-end: records framed by the AWS Glue Schema Registry, written by AWS' own Python serializer
 (``aws-glue-schema-registry``, the outside oracle of the framing) against moto's registry on loopback, put
 into a Kinesis stream, and decoded by ``from_glue_registry`` in a batch read, a streaming query and SQL, in a
-fresh PySpark session with the built connector jar.
+fresh PySpark session with the built connector jar; written back by ``to_glue_registry`` and the sink, and
+read again by AWS' deserializer and by the connector.
 """
 
 from __future__ import annotations
 
 import secrets
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +19,7 @@ from glue_registry_server import GlueRegistryServer
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 from pyspark_kinesis import KinesisOptionError
-from pyspark_kinesis.functions import from_glue_registry, glue_registry_header
+from pyspark_kinesis.functions import from_glue_registry, glue_registry_header, to_glue_registry
 from test_end_to_end import BatchCollector, poll, put, read
 
 V1 = {
@@ -103,6 +104,55 @@ def test_a_streaming_query_decodes_as_records_arrive(
     finally:
         query.stop()
     assert sorted(tuple(r) for r in rows) == [(1, "apple"), (2, "pear"), (3, "fig")]
+
+
+def test_decoded_rows_written_back_by_the_sink_read_the_same_by_aws_deserializer_and_the_connector(
+    spark: SparkSession,
+    kinesis: Kinesis,
+    make_stream: Callable[[int], str],
+    orders: Orders,
+    glue_registry: GlueRegistryServer,
+) -> None:
+    from aws_schema_registry import KafkaDeserializer
+
+    source, copy = make_stream(1), make_stream(2)
+    put(kinesis.client(), source, [(f"key-{i}", data) for i, data in enumerate(orders.written())])
+    batch = spark.read.format("kinesis").options(**kinesis.options(source)).load()
+    rows = decoded(batch, orders, glue_registry)
+    encoded = to_glue_registry(
+        F.struct("id", "item", "price"), "orders", orders.registry, glue_registry.options(compression="zlib")
+    )
+    (
+        rows.select(F.col("id").cast("string").alias("partitionKey"), encoded.alias("data"))
+        .write.format("kinesis")
+        .options(**kinesis.options(copy))
+        .mode("append")
+        .save()
+    )
+
+    written = spark.read.format("kinesis").options(**kinesis.options(copy)).load()
+    framed = [bytes(r.data) for r in written.select("data").collect()]
+    deserializer = KafkaDeserializer(orders.client)
+    by_aws = sorted(tuple(deserializer.deserialize("orders", data).data.values()) for data in framed)
+    by_connector = sorted(tuple(r) for r in decoded(written, orders, glue_registry).collect())
+    expected = [(1, "apple", 0.0), (2, "pear", 2.5), (3, "fig", 4.0)]
+    assert by_aws == by_connector == expected
+    assert all(data[:2] == b"\x03\x05" for data in framed), "framed, payload compressed"
+
+
+def test_a_struct_that_fits_no_version_is_refused_naming_the_column(
+    spark: SparkSession, orders: Orders, glue_registry: GlueRegistryServer
+) -> None:
+    orders.written()
+    frame = spark.createDataFrame([(1, "apple", 0.1)], "id BIGINT, item STRING, discount DOUBLE")
+    column = to_glue_registry(F.struct("id", "discount"), "orders", orders.registry, glue_registry.options())
+    with pytest.raises(KinesisOptionError) as mismatch:
+        frame.select(column)
+    assert mismatch.value.getCondition() == "KINESIS_GLUE_STRUCT_MISMATCH"
+    assert "discount" in str(mismatch.value) and "registerSchema" in str(mismatch.value)
+    with pytest.raises(KinesisOptionError) as not_struct:
+        frame.select(to_glue_registry("id", "orders", orders.registry, glue_registry.options()))
+    assert not_struct.value.getCondition() == "KINESIS_FUNCTION_ARGUMENTS"
 
 
 def test_sql_and_the_header_and_permissive_mode(

@@ -74,6 +74,8 @@ private[sparkkinesis] object ErrorCondition {
   val GlueRegistryRefused: ErrorCondition = declare("KINESIS_GLUE_REGISTRY_REFUSED", Family.Other)
   val GlueRegistryUnreachable: ErrorCondition = declare("KINESIS_GLUE_REGISTRY_UNREACHABLE", Family.Unavailable)
   val GlueSchemaUnusable: ErrorCondition = declare("KINESIS_GLUE_SCHEMA_UNUSABLE", Family.Option)
+  val GlueRowUnencodable: ErrorCondition = declare("KINESIS_GLUE_ROW_UNENCODABLE", Family.Other)
+  val GlueStructMismatch: ErrorCondition = declare("KINESIS_GLUE_STRUCT_MISMATCH", Family.Option)
   val GlueSchemaVersionNotAvailable: ErrorCondition =
     declare("KINESIS_GLUE_SCHEMA_VERSION_NOT_AVAILABLE", Family.Other)
   val OffsetInvalid: ErrorCondition = declare("KINESIS_OFFSET_INVALID", Family.Checkpoint)

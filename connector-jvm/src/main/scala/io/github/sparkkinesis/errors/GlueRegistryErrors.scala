@@ -179,6 +179,39 @@ private[sparkkinesis] object GlueRegistryErrors {
       "format" -> format,
       "problem" -> problem)
 
+  /** A struct `to_glue_registry` cannot write as a version; `problem` names the column and what is wrong. */
+  def structMismatch(
+      schema: String,
+      registry: String,
+      version: Long,
+      format: String,
+      problem: String): KinesisIllegalArgumentException =
+    KinesisErrors.argument(
+      GlueStructMismatch,
+      "schema" -> schema,
+      "registry" -> registry,
+      "version" -> version.toString,
+      "format" -> format,
+      "problem" -> problem.stripSuffix(".")
+    )
+
+  /** A row `to_glue_registry` cannot encode; `problem` names the column and what is wrong, never the data. */
+  def rowUnencodable(
+      schema: String,
+      registry: String,
+      version: Long,
+      problem: String,
+      cause: Throwable): KinesisException =
+    new KinesisException(
+      GlueRowUnencodable.name,
+      Map(
+        "schema" -> schema,
+        "registry" -> registry,
+        "version" -> version.toString,
+        "problem" -> problem.stripSuffix(".")).asJava,
+      cause
+    )
+
   private def glue(
       kind: GlueRegistryException.Kind,
       condition: ErrorCondition,

@@ -25,14 +25,19 @@ private[sparkkinesis] object DecodeMode {
  * The options of the registry functions, parsed once, on the driver, when the function is analysed.
  * Serializable (it travels to executors); its `toString` shows no secret.
  *
- * @param version the schema version named (None: the latest)
+ * @param version        the schema version named (None: the latest)
+ * @param mode           decoding: what a record that cannot be decoded does
+ * @param registerSchema encoding: whether a struct no version fits registers its own schema as one
+ * @param compress       encoding: whether payloads are compressed (zlib)
  */
 private[sparkkinesis] final case class GlueFunctionOptions(
     registry: GlueRegistryConfig,
     schema: SchemaRef,
     version: Option[Long],
     mode: DecodeMode,
-    dataFormat: Option[String])
+    dataFormat: Option[String],
+    registerSchema: Boolean,
+    compress: Boolean)
 
 /**
  * The options the registry functions take, declared once: where the registry is and as whom to call it (the
@@ -64,8 +69,9 @@ private[sparkkinesis] object GlueFunctionOptions {
     plain(
       "schemaVersion",
       "latest",
-      "The schema version every record is resolved to (each is read with the version it was written " +
-        "with): latest, or a version number. latest is looked up once, when the query is analysed.",
+      "latest, or a version number. from_glue_registry: the version every record is resolved to (each is " +
+        "read with the version it was written with). to_glue_registry: the version records are written " +
+        "with. latest is looked up once, when the query is analysed.",
       "3"
     )(
       new OptionRule(
@@ -95,6 +101,25 @@ private[sparkkinesis] object GlueFunctionOptions {
       "AVRO"
     )(choice("avro" -> "AVRO", "json" -> "JSON", "protobuf" -> "PROTOBUF"))
 
+  val RegisterSchema: OptionSpec[Boolean] =
+    plain(
+      "registerSchema",
+      "false",
+      "to_glue_registry: when the struct does not fit the schema's latest version, register the struct's " +
+        "own schema as a new version (creating the schema if there is none), for the registry to check " +
+        "against its compatibility rules. Needs glue:RegisterSchemaVersion (glue:CreateSchema to create).",
+      "true"
+    )(boolean)
+
+  val Compression: OptionSpec[Boolean] =
+    plain(
+      "compression",
+      "none",
+      "to_glue_registry: none, or zlib to compress each record's payload (the header stays as it is), " +
+        "as the registry's serializers do; every decoder of the registry inflates it.",
+      "zlib"
+    )(choice("none" -> false, "zlib" -> true))
+
   private val where: Seq[OptionSpec[_]] = Seq(
     Region,
     Endpoint,
@@ -109,6 +134,12 @@ private[sparkkinesis] object GlueFunctionOptions {
 
   /** What `from_glue_registry` takes. */
   val decoding: Seq[OptionSpec[_]] = where ++ Seq(SchemaVersion, Mode, DataFormat)
+
+  /** What `to_glue_registry` takes. */
+  val encoding: Seq[OptionSpec[_]] = where ++ Seq(SchemaVersion, DataFormat, RegisterSchema, Compression)
+
+  /** Every option of the functions, in the order the reference lists them. */
+  val all: Seq[OptionSpec[_]] = (decoding ++ encoding).distinct
 
   /**
    * The options of a call of `function` (which takes `specs`), read on the driver. Refuses a key it does
@@ -133,22 +164,34 @@ private[sparkkinesis] object GlueFunctionOptions {
       .orElse(resolveDefaultRegion())
       .getOrElse(throw KinesisErrors.missingOption(Region.key, Region.example))
     val credentials: AwsCredentialsConfig = AwsOptions.credentialsOf(options, region)
+    val version = options.required(SchemaVersion)
+    val register = options.required(RegisterSchema)
+    if (register && version.isDefined)
+      throw KinesisErrors.optionsConflict(
+        RegisterSchema.key,
+        SchemaVersion.key,
+        "a struct is written with the version schemaVersion names, or with a version registered for it. " +
+          "Leave schemaVersion out (latest) to register versions."
+      )
     GlueFunctionOptions(
       GlueRegistryConfig(region, endpoint, credentials),
       schema,
-      options.required(SchemaVersion),
+      version,
       options.required(Mode),
-      options.get(DataFormat)
+      options.get(DataFormat),
+      register,
+      options.required(Compression)
     )
   }
 
-  /** The option table of docs/reference/functions.md. */
+  /** The option table of docs/reference/functions.md: which function takes each option, and what it does. */
   def markdownTable: String = {
-    val rows = decoding.map { s =>
+    val rows = all.map { s =>
       val default = s.default.map(d => s"`$d`").getOrElse("")
-      s"| `${s.key}` | $default | ${s.doc.replace("|", "\\|")} |"
+      val takes = Seq("from" -> decoding, "to" -> encoding).collect { case (f, specs) if specs.contains(s) => f }
+      s"| `${s.key}` | ${takes.mkString(", ")} | $default | ${s.doc.replace("|", "\\|")} |"
     }
-    ("| option | default | meaning |" +: "| --- | --- | --- |" +: rows).mkString("\n")
+    ("| option | functions | default | meaning |" +: "| --- | --- | --- | --- |" +: rows).mkString("\n")
   }
 
 }

@@ -94,6 +94,8 @@ class ErrorConditionsSuite extends AnyFunSuite {
         "writerSchema" -> "r/payments",
         "schema" -> "r/orders"),
       GlueRegistryErrors.schemaUnusable("from_glue_registry", "orders", "r", "2", "JSON", "dataFormat says AVRO"),
+      GlueRegistryErrors.structMismatch("orders", "r", 2, "AVRO", "column discount: the record has no such field."),
+      GlueRegistryErrors.rowUnencodable("orders", "r", 2, "column id: null, and the field is not nullable", null),
       KinesisErrors.functionArguments("from_glue_registry", "from_glue_registry(data, schemaName)", "no data"),
       KinesisErrors.functionOptionUnknown("from_glue_registry", "regoin", Seq("region", "endpoint"))
     )
