@@ -33,7 +33,10 @@ import org.apache.spark.sql.types._
  * text that is no JSON object. Validation keywords (`minimum`, `pattern`, `not`, ...) are ignored: records
  * are not validated against the schema.
  *
- * Stateless and thread-safe; runs on the driver when the reader schema is fixed.
+ * [[JsonEncoder]] writes records of a schema by its [[writerType]], which tells apart what [[sqlType]]
+ * gives alike: a string, and a value of any JSON type.
+ *
+ * Stateless and thread-safe; runs on the driver when a schema is fixed.
  */
 private[sparkkinesis] object JsonSchemas {
 
@@ -47,7 +50,18 @@ private[sparkkinesis] object JsonSchemas {
    *
    * @throws JsonSchemaException if the schema has none
    */
-  def sqlType(schema: String): DataType = {
+  def sqlType(schema: String): DataType = erased(writerType(schema))
+
+  /**
+   * What [[JsonEncoder]] writes records of the JSON Schema `schema` as: its [[sqlType]], except that where
+   * the schema allows a value of any JSON type the type is [[AnyJson]], not a string, and that a field whose
+   * property `required` lists has the metadata [[Required]] (when nullable, it is written as null rather than
+   * left out). Where the parts of `allOf`, `oneOf` or `anyOf` give one [[sqlType]], it is the narrowest of
+   * theirs: a value that fits it fits each part.
+   *
+   * @throws JsonSchemaException if the schema has no Spark type
+   */
+  private[json] def writerType(schema: String): DataType = {
     val root =
       try mapper.readTree(schema)
       catch {
@@ -59,6 +73,40 @@ private[sparkkinesis] object JsonSchemas {
     new Mapping(root).typed(root, "", Nil).dataType
   }
 
+  /** Where [[writerType]] takes a value of any JSON type; [[sqlType]] reads it as [[JsonText]]. */
+  private[json] val AnyJson: DataType = ObjectType(classOf[JsonNode])
+
+  /** The metadata of a field of [[writerType]] whose property the schema's `required` lists. */
+  private[json] val Required: Metadata = new MetadataBuilder().putBoolean("required", true).build()
+
+  private[json] def isRequired(field: StructField): Boolean = field.metadata.contains("required")
+
+  /** The [[sqlType]] of a [[writerType]]: [[AnyJson]] as [[JsonText]], no metadata. */
+  private[json] def erased(dataType: DataType): DataType = dataType match {
+    case AnyJson => JsonText
+    case s: StructType => StructType(s.fields.map(f => StructField(f.name, erased(f.dataType), f.nullable)))
+    case ArrayType(element, containsNull) => ArrayType(erased(element), containsNull)
+    case MapType(key, value, valueContainsNull) => MapType(key, erased(value), valueContainsNull)
+    case other => other
+  }
+
+  /**
+   * Of two [[writerType]]s of one [[sqlType]], the one a value must fit to fit both: [[AnyJson]] gives way to
+   * the other's type, and a field is required when either says so.
+   */
+  private def narrowest(a: DataType, b: DataType): DataType = (a, b) match {
+    case (AnyJson, _) => b
+    case (_, AnyJson) => a
+    case (StructType(x), StructType(y)) =>
+      StructType(x.zip(y).map { case (f, g) =>
+        val metadata = if (isRequired(f) || isRequired(g)) Required else Metadata.empty
+        StructField(f.name, narrowest(f.dataType, g.dataType), f.nullable, metadata)
+      })
+    case (ArrayType(x, containsNull), ArrayType(y, _)) => ArrayType(narrowest(x, y), containsNull)
+    case (MapType(key, x, valueContainsNull), MapType(_, y, _)) => MapType(key, narrowest(x, y), valueContainsNull)
+    case _ => a
+  }
+
   private final case class Typed(dataType: DataType, nullable: Boolean)
 
   private val Types = Set("object", "array", "string", "integer", "number", "boolean", "null")
@@ -67,7 +115,7 @@ private[sparkkinesis] object JsonSchemas {
 
     def typed(node: JsonNode, path: String, refs: List[String]): Typed = {
       if (node.isBoolean) {
-        if (node.booleanValue) return Typed(JsonText, nullable = true)
+        if (node.booleanValue) return Typed(AnyJson, nullable = true)
         throw error(path, "is the schema false, which no value matches", "remove the property from the schema")
       }
       if (!node.isObject) throw error(path, "is no JSON Schema (not an object)", "write a schema object there")
@@ -97,7 +145,7 @@ private[sparkkinesis] object JsonSchemas {
       declared.filter(_ != "null").distinct match {
         case Seq(single) => Typed(ofType(single, node, path, refs), nullable)
         case Seq("integer", "number") | Seq("number", "integer") => Typed(DoubleType, nullable)
-        case _ => Typed(JsonText, nullable = true)
+        case _ => Typed(AnyJson, nullable = true)
       }
     }
 
@@ -135,7 +183,7 @@ private[sparkkinesis] object JsonSchemas {
           case Some(items) =>
             val element = typed(items, at(path, "items"), refs)
             ArrayType(element.dataType, element.nullable)
-          case None => ArrayType(JsonText, containsNull = true)
+          case None => ArrayType(AnyJson, containsNull = true)
         }
       case _ => objectType(node, path, refs)
     }
@@ -147,14 +195,15 @@ private[sparkkinesis] object JsonSchemas {
           StructType(properties.properties().asScala.toSeq.map { entry =>
             val name = entry.getKey
             val field = typed(entry.getValue, at(at(path, "properties"), name), refs)
-            StructField(name, field.dataType, nullable = field.nullable || !required(name))
+            val metadata = if (required(name)) Required else Metadata.empty
+            StructField(name, field.dataType, nullable = field.nullable || !required(name), metadata)
           })
         case None =>
           Option(node.get("additionalProperties")).filter(_.isObject) match {
             case Some(values) =>
               val value = typed(values, at(path, "additionalProperties"), refs)
               MapType(StringType, value.dataType, value.nullable)
-            case None => MapType(StringType, JsonText, valueContainsNull = true)
+            case None => MapType(StringType, AnyJson, valueContainsNull = true)
           }
       }
 
@@ -184,12 +233,12 @@ private[sparkkinesis] object JsonSchemas {
       val parts = own ++ node.get("allOf").elements().asScala.zipWithIndex.map { case (part, i) =>
         typed(part, at(path, s"allOf[$i]"), refs)
       }
-      parts.map(_.dataType).distinct match {
-        case Seq(single) => Typed(single, parts.forall(_.nullable))
+      parts.map(p => erased(p.dataType)).distinct match {
+        case Seq(_) => Typed(parts.map(_.dataType).reduce(narrowest), parts.forall(_.nullable))
         case types if types.forall(_.isInstanceOf[StructType]) =>
           val fields = parts.flatMap(_.dataType.asInstanceOf[StructType].fields)
           val byName = fields.groupBy(_.name)
-          byName.values.find(_.map(_.dataType).distinct.size > 1).foreach { clash =>
+          byName.values.find(_.map(f => erased(f.dataType)).distinct.size > 1).foreach { clash =>
             throw error(
               path,
               s"has parts in allOf that give the property ${clash.head.name} different types",
@@ -198,7 +247,8 @@ private[sparkkinesis] object JsonSchemas {
           val merged = fields.map(_.name).distinct.map { name =>
             val same = byName(name)
             // Required in one part is required in the whole.
-            same.head.copy(nullable = same.forall(_.nullable))
+            val metadata = if (same.exists(isRequired)) Required else Metadata.empty
+            StructField(name, same.map(_.dataType).reduce(narrowest), same.forall(_.nullable), metadata)
           }
           Typed(StructType(merged), parts.forall(_.nullable))
         case types =>
@@ -215,9 +265,9 @@ private[sparkkinesis] object JsonSchemas {
       val onlyNull = (o: JsonNode) => Option(o.get("type")).exists(_.asText == "null")
       val nonNull = options.elements().asScala.toSeq.zip(typedOptions).filterNot(p => onlyNull(p._1)).map(_._2)
       val nullable = typedOptions.exists(_.nullable) || nonNull.size < typedOptions.size
-      nonNull.map(_.dataType).distinct match {
-        case Seq(single) => Typed(single, nullable)
-        case _ => Typed(JsonText, nullable = true)
+      nonNull.map(t => erased(t.dataType)).distinct match {
+        case Seq(_) => Typed(nonNull.map(_.dataType).reduce(narrowest), nullable)
+        case _ => Typed(AnyJson, nullable = true)
       }
     }
 
@@ -228,7 +278,7 @@ private[sparkkinesis] object JsonSchemas {
       else if (nonNull.forall(v => v.isIntegralNumber && v.canConvertToLong)) Typed(LongType, nonNull.size < all.size)
       else if (nonNull.forall(_.isNumber)) Typed(DoubleType, nonNull.size < all.size)
       else if (nonNull.forall(_.isBoolean)) Typed(BooleanType, nonNull.size < all.size)
-      else Typed(JsonText, nullable = true)
+      else Typed(AnyJson, nullable = true)
     }
 
     private def at(path: String, key: String): String = if (path.isEmpty) key else s"$path.$key"

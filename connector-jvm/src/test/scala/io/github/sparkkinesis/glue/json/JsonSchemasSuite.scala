@@ -7,6 +7,7 @@ import org.scalatest.funsuite.AnyFunSuite
 /**
  * JSON Schema documents as producers write them, and the Spark types records of them are read as: what a
  * user sees as the column's type, and the message naming the place in the schema Spark cannot represent.
+ * What the writer makes of a schema.
  */
 class JsonSchemasSuite extends AnyFunSuite {
 
@@ -121,5 +122,33 @@ class JsonSchemasSuite extends AnyFunSuite {
     assert(failure(field("false")).contains("is the schema false"))
     assert(failure("""{"type": """).startsWith("The schema is no JSON document"))
     assert(failure("[1]").startsWith("The schema is no JSON Schema"))
+  }
+
+  // ---- what the writer makes of a schema ----
+
+  test("writerType tells a value of any JSON type from a string, and marks the properties required lists") {
+    val schema =
+      """{"type": "object", "required": ["id", "note"], "properties": {"id": {"type": "integer"},
+        | "note": {"type": ["string", "null"]}, "any": {}, "list": {"type": "array"},
+        | "attributes": {"type": "object"}, "either": {"oneOf": [{"type": "string"}, {}]}}}""".stripMargin
+    import JsonSchemas.{AnyJson, Required}
+    assert(
+      JsonSchemas.writerType(schema) == StructType(Seq(
+        StructField("id", LongType, nullable = false, Required),
+        StructField("note", StringType, nullable = true, Required),
+        StructField("any", AnyJson),
+        StructField("list", ArrayType(AnyJson)),
+        StructField("attributes", MapType(StringType, AnyJson)),
+        StructField("either", StringType)
+      )))
+    assert(
+      sqlType(schema) == StructType(Seq(
+        StructField("id", LongType, nullable = false),
+        StructField("note", StringType),
+        StructField("any", StringType),
+        StructField("list", ArrayType(StringType)),
+        StructField("attributes", MapType(StringType, StringType)),
+        StructField("either", StringType)
+      )))
   }
 }
