@@ -6,6 +6,7 @@ import scala.util.control.NonFatal
 
 import com.fasterxml.jackson.databind.{JsonNode, ObjectMapper}
 import com.fasterxml.jackson.databind.node.ObjectNode
+import io.github.sparkkinesis.glue.FieldPath
 import org.apache.spark.sql.types._
 
 /**
@@ -33,8 +34,9 @@ import org.apache.spark.sql.types._
  * text that is no JSON object. Validation keywords (`minimum`, `pattern`, `not`, ...) are ignored: records
  * are not validated against the schema.
  *
- * [[JsonEncoder]] writes records of a schema by its [[writerType]], which tells apart what [[sqlType]]
- * gives alike: a string, and a value of any JSON type.
+ * [[fromSqlType]] is the JSON Schema a struct is registered with, which [[sqlType]] maps back to the
+ * struct up to JSON's types (see there). [[JsonEncoder]] writes records of a schema by its
+ * [[writerType]], which tells apart what [[sqlType]] gives alike: a string, and a value of any JSON type.
  *
  * Stateless and thread-safe; runs on the driver when a schema is fixed.
  */
@@ -51,6 +53,29 @@ private[sparkkinesis] object JsonSchemas {
    * @throws JsonSchemaException if the schema has none
    */
   def sqlType(schema: String): DataType = erased(writerType(schema))
+
+  /**
+   * The JSON Schema (draft-07) of a struct, titled `title`: an object with a property per column, in the
+   * columns' order, `required` listing the columns that are not nullable, and a nullable value's type
+   * `[T, "null"]`. Integral types are `integer`; float, double and decimal `number`; string, char and
+   * varchar `string`, as are date (`format: date`), timestamp (`format: date-time`), timestamp_ntz (a local
+   * date-time, no format) and binary (`contentEncoding: base64`); void is `null`; an array has `items`, a
+   * map of string keys is an object with `additionalProperties`, a struct an object with `properties`.
+   * Objects do not forbid other properties, so that a later version of the schema can add some.
+   *
+   * [[sqlType]] gives the struct back with these types widened: integral types to long, float and decimal to
+   * double, char, varchar, binary and timestamp_ntz to string, void to a nullable string.
+   *
+   * @throws JsonSchemaException naming the first column JSON cannot hold (a map whose keys are not strings,
+   *   a type without a JSON equivalent, two columns of one name)
+   */
+  def fromSqlType(struct: StructType, title: String): String = {
+    val schema = mapper.createObjectNode()
+    schema.put("$schema", "http://json-schema.org/draft-07/schema#")
+    schema.put("title", title)
+    schema.setAll[JsonNode](schemaOf(struct, nullable = false, FieldPath.Root))
+    mapper.writeValueAsString(schema)
+  }
 
   /**
    * What [[JsonEncoder]] writes records of the JSON Schema `schema` as: its [[sqlType]], except that where
@@ -286,6 +311,54 @@ private[sparkkinesis] object JsonSchemas {
     private def error(path: String, problem: String, remedy: String): JsonSchemaException = {
       val where = if (path.isEmpty) "The JSON Schema" else s"The JSON Schema at $path"
       new JsonSchemaException(s"$where $problem: $remedy.")
+    }
+  }
+
+  // ---- Spark to JSON Schema ----
+
+  private def schemaOf(dataType: DataType, nullable: Boolean, path: String): ObjectNode = {
+    val node = mapper.createObjectNode()
+    def typed(name: String): ObjectNode = {
+      if (nullable) node.putArray("type").add(name).add("null") else node.put("type", name)
+      node
+    }
+    dataType match {
+      case NullType => node.put("type", "null")
+      case BooleanType => typed("boolean")
+      case ByteType | ShortType | IntegerType | LongType => typed("integer")
+      case FloatType | DoubleType | _: DecimalType => typed("number")
+      case _: StringType | _: CharType | _: VarcharType | TimestampNTZType => typed("string")
+      case DateType => typed("string").put("format", "date")
+      case TimestampType => typed("string").put("format", "date-time")
+      case BinaryType => typed("string").put("contentEncoding", "base64")
+      case ArrayType(element, containsNull) =>
+        typed("array").set[ObjectNode]("items", schemaOf(element, containsNull, FieldPath.element(path)))
+      case MapType(_: StringType, value, valueContainsNull) =>
+        typed("object")
+          .set[ObjectNode]("additionalProperties", schemaOf(value, valueContainsNull, FieldPath.value(path)))
+      case MapType(key, _, _) =>
+        throw new JsonSchemaException(
+          s"${FieldPath.column(path)}: the map's keys are ${key.simpleString}, and JSON objects have string keys " +
+            "only. Cast the keys to strings (transform_keys), or make the map an array of structs.")
+      case struct: StructType =>
+        val properties = typed("object").putObject("properties")
+        val required = mapper.createArrayNode()
+        struct.fields.foreach { f =>
+          val fieldPath = FieldPath.field(path, f.name)
+          if (properties.has(f.name))
+            throw new JsonSchemaException(
+              s"${FieldPath.column(fieldPath)}: the struct has two columns of that name, and a JSON object's " +
+                "properties need names of their own. Rename or drop one of them.")
+          properties.set[JsonNode](f.name, schemaOf(f.dataType, f.nullable, fieldPath))
+          if (!f.nullable) required.add(f.name)
+        }
+        if (required.size > 0) node.set[JsonNode]("required", required)
+        node
+      case other =>
+        throw new JsonSchemaException(
+          s"${FieldPath.column(path)}: Spark type ${other.simpleString} has no JSON Schema equivalent. Cast it to " +
+            "one that has (a string, a number, a boolean, a date, a timestamp, binary, or a struct, array or map " +
+            "of these).")
     }
   }
 }
