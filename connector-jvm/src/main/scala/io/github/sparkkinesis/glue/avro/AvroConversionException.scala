@@ -6,8 +6,8 @@ package io.github.sparkkinesis.glue.avro
  * record), a struct that cannot be written with a schema (a column of the wrong type, a column the schema
  * lacks), or a struct that has no Avro schema (a column name Avro does not allow). Thrown when a converter is
  * built, before any record is read or written. The message names the place as a field path (`order`,
- * `order.items[].price`, see [[FieldPath]]) and says what the user can do; the Glue functions wrap it into
- * the connector's error conditions.
+ * `order.items[].price`, see [[io.github.sparkkinesis.glue.FieldPath]]) and says what the user can do; the
+ * Glue functions wrap it into the connector's error conditions.
  *
  * Its subclasses are the failures of one record: [[AvroDecodeException]] and [[AvroEncodeException]].
  */

@@ -3,6 +3,7 @@ package io.github.sparkkinesis.glue.avro
 
 import scala.util.control.NonFatal
 
+import io.github.sparkkinesis.glue.FieldPath
 import org.apache.avro.{AvroTypeException, Schema}
 import org.apache.avro.io.{Decoder, DecoderFactory, ResolvingDecoder}
 import org.apache.spark.sql.types.DataType

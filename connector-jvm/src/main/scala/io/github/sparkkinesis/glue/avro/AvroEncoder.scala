@@ -3,6 +3,7 @@ package io.github.sparkkinesis.glue.avro
 
 import java.io.OutputStream
 
+import io.github.sparkkinesis.glue.FieldPath
 import org.apache.avro.io.EncoderFactory
 import org.apache.avro.Schema
 import org.apache.spark.sql.catalyst.InternalRow

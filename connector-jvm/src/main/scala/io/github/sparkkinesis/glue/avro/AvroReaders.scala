@@ -5,6 +5,7 @@ import scala.collection.mutable.ArrayBuffer
 import scala.jdk.CollectionConverters._
 import scala.util.control.NonFatal
 
+import io.github.sparkkinesis.glue.FieldPath
 import org.apache.avro.{LogicalTypes, Schema}
 import org.apache.avro.io.{Decoder, ResolvingDecoder}
 import org.apache.avro.Schema.Type

@@ -3,6 +3,7 @@ package io.github.sparkkinesis.glue.avro
 
 import scala.jdk.CollectionConverters._
 
+import io.github.sparkkinesis.glue.FieldPath
 import org.apache.avro.{LogicalTypes, Schema}
 import org.apache.avro.Schema.Type
 import org.apache.spark.sql.types._

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.github.sparkkinesis.glue.avro
 
+import io.github.sparkkinesis.glue.FieldPath
 import org.apache.avro.Schema
 import org.apache.spark.sql.types.{DataType, NullType, StructType}
 

@@ -6,6 +6,7 @@ import java.io.ByteArrayOutputStream
 import scala.jdk.CollectionConverters._
 import scala.util.control.NonFatal
 
+import io.github.sparkkinesis.glue.FieldPath
 import org.apache.avro.{LogicalTypes, Schema}
 import org.apache.avro.generic.{GenericData, GenericDatumWriter}
 import org.apache.avro.io.{Encoder, EncoderFactory}

@@ -6,6 +6,7 @@ import java.time.format.{DateTimeFormatter, DateTimeParseException}
 
 import com.fasterxml.jackson.core.{JsonParser, JsonToken}
 import com.fasterxml.jackson.core.JsonParser.NumberType
+import io.github.sparkkinesis.glue.FieldPath
 import org.apache.spark.sql.catalyst.expressions.GenericInternalRow
 import org.apache.spark.sql.catalyst.util.{ArrayBasedMapData, GenericArrayData}
 import org.apache.spark.sql.types._
@@ -70,8 +71,9 @@ private[json] object JsonReaders {
           Math.addExact(Math.multiplyExact(instant.getEpochSecond, 1000000L), instant.getNano / 1000L)
         }
       )
-    case ArrayType(element, containsNull) => array(of(element, containsNull, s"$path[]"), path)
-    case MapType(StringType, valueType, valueContainsNull) => map(of(valueType, valueContainsNull, s"$path{}"), path)
+    case ArrayType(element, containsNull) => array(of(element, containsNull, FieldPath.element(path)), path)
+    case MapType(StringType, valueType, valueContainsNull) =>
+      map(of(valueType, valueContainsNull, FieldPath.value(path)), path)
     case struct: StructType => row(struct, path)
     case other =>
       throw new JsonSchemaException(
@@ -124,7 +126,7 @@ private[json] object JsonReaders {
 
   private def row(struct: StructType, path: String): Reader = {
     val fields = struct.fields
-    val paths = fields.map(f => if (path.isEmpty) f.name else s"$path.${f.name}")
+    val paths = fields.map(f => FieldPath.field(path, f.name))
     val readers = fields.indices.map(i => of(fields(i).dataType, fields(i).nullable, paths(i))).toArray
     val index = new java.util.HashMap[String, Integer]()
     fields.indices.foreach(i => index.put(fields(i).name, i))

@@ -6,6 +6,7 @@ import scala.util.control.NonFatal
 
 import com.fasterxml.jackson.databind.{JsonNode, ObjectMapper}
 import com.fasterxml.jackson.databind.node.ObjectNode
+import io.github.sparkkinesis.glue.FieldPath
 import org.apache.spark.sql.types._
 
 /**
@@ -33,7 +34,11 @@ import org.apache.spark.sql.types._
  * text that is no JSON object. Validation keywords (`minimum`, `pattern`, `not`, ...) are ignored: records
  * are not validated against the schema.
  *
- * Stateless and thread-safe; runs on the driver when the reader schema is fixed.
+ * [[fromSqlType]] is the JSON Schema a struct is registered with, which [[sqlType]] maps back to the
+ * struct up to JSON's types (see there). [[JsonEncoder]] writes records of a schema by its
+ * [[writerType]], which tells apart what [[sqlType]] gives alike: a string, and a value of any JSON type.
+ *
+ * Stateless and thread-safe; runs on the driver when a schema is fixed.
  */
 private[sparkkinesis] object JsonSchemas {
 
@@ -47,7 +52,41 @@ private[sparkkinesis] object JsonSchemas {
    *
    * @throws JsonSchemaException if the schema has none
    */
-  def sqlType(schema: String): DataType = {
+  def sqlType(schema: String): DataType = erased(writerType(schema))
+
+  /**
+   * The JSON Schema (draft-07) of a struct, titled `title`: an object with a property per column, in the
+   * columns' order, `required` listing the columns that are not nullable, and a nullable value's type
+   * `[T, "null"]`. Integral types are `integer`; float, double and decimal `number`; string, char and
+   * varchar `string`, as are date (`format: date`), timestamp (`format: date-time`), timestamp_ntz (a local
+   * date-time, no format) and binary (`contentEncoding: base64`); void is `null`; an array has `items`, a
+   * map of string keys is an object with `additionalProperties`, a struct an object with `properties`.
+   * Objects do not forbid other properties, so that a later version of the schema can add some.
+   *
+   * [[sqlType]] gives the struct back with these types widened: integral types to long, float and decimal to
+   * double, char, varchar, binary and timestamp_ntz to string, void to a nullable string.
+   *
+   * @throws JsonSchemaException naming the first column JSON cannot hold (a map whose keys are not strings,
+   *   a type without a JSON equivalent, two columns of one name)
+   */
+  def fromSqlType(struct: StructType, title: String): String = {
+    val schema = mapper.createObjectNode()
+    schema.put("$schema", "http://json-schema.org/draft-07/schema#")
+    schema.put("title", title)
+    schema.setAll[JsonNode](schemaOf(struct, nullable = false, FieldPath.Root))
+    mapper.writeValueAsString(schema)
+  }
+
+  /**
+   * What [[JsonEncoder]] writes records of the JSON Schema `schema` as: its [[sqlType]], except that where
+   * the schema allows a value of any JSON type the type is [[AnyJson]], not a string, and that a field whose
+   * property `required` lists has the metadata [[Required]] (when nullable, it is written as null rather than
+   * left out). Where the parts of `allOf`, `oneOf` or `anyOf` give one [[sqlType]], it is the narrowest of
+   * theirs: a value that fits it fits each part.
+   *
+   * @throws JsonSchemaException if the schema has no Spark type
+   */
+  private[json] def writerType(schema: String): DataType = {
     val root =
       try mapper.readTree(schema)
       catch {
@@ -59,6 +98,40 @@ private[sparkkinesis] object JsonSchemas {
     new Mapping(root).typed(root, "", Nil).dataType
   }
 
+  /** Where [[writerType]] takes a value of any JSON type; [[sqlType]] reads it as [[JsonText]]. */
+  private[json] val AnyJson: DataType = ObjectType(classOf[JsonNode])
+
+  /** The metadata of a field of [[writerType]] whose property the schema's `required` lists. */
+  private[json] val Required: Metadata = new MetadataBuilder().putBoolean("required", true).build()
+
+  private[json] def isRequired(field: StructField): Boolean = field.metadata.contains("required")
+
+  /** The [[sqlType]] of a [[writerType]]: [[AnyJson]] as [[JsonText]], no metadata. */
+  private[json] def erased(dataType: DataType): DataType = dataType match {
+    case AnyJson => JsonText
+    case s: StructType => StructType(s.fields.map(f => StructField(f.name, erased(f.dataType), f.nullable)))
+    case ArrayType(element, containsNull) => ArrayType(erased(element), containsNull)
+    case MapType(key, value, valueContainsNull) => MapType(key, erased(value), valueContainsNull)
+    case other => other
+  }
+
+  /**
+   * Of two [[writerType]]s of one [[sqlType]], the one a value must fit to fit both: [[AnyJson]] gives way to
+   * the other's type, and a field is required when either says so.
+   */
+  private def narrowest(a: DataType, b: DataType): DataType = (a, b) match {
+    case (AnyJson, _) => b
+    case (_, AnyJson) => a
+    case (StructType(x), StructType(y)) =>
+      StructType(x.zip(y).map { case (f, g) =>
+        val metadata = if (isRequired(f) || isRequired(g)) Required else Metadata.empty
+        StructField(f.name, narrowest(f.dataType, g.dataType), f.nullable, metadata)
+      })
+    case (ArrayType(x, containsNull), ArrayType(y, _)) => ArrayType(narrowest(x, y), containsNull)
+    case (MapType(key, x, valueContainsNull), MapType(_, y, _)) => MapType(key, narrowest(x, y), valueContainsNull)
+    case _ => a
+  }
+
   private final case class Typed(dataType: DataType, nullable: Boolean)
 
   private val Types = Set("object", "array", "string", "integer", "number", "boolean", "null")
@@ -67,7 +140,7 @@ private[sparkkinesis] object JsonSchemas {
 
     def typed(node: JsonNode, path: String, refs: List[String]): Typed = {
       if (node.isBoolean) {
-        if (node.booleanValue) return Typed(JsonText, nullable = true)
+        if (node.booleanValue) return Typed(AnyJson, nullable = true)
         throw error(path, "is the schema false, which no value matches", "remove the property from the schema")
       }
       if (!node.isObject) throw error(path, "is no JSON Schema (not an object)", "write a schema object there")
@@ -97,7 +170,7 @@ private[sparkkinesis] object JsonSchemas {
       declared.filter(_ != "null").distinct match {
         case Seq(single) => Typed(ofType(single, node, path, refs), nullable)
         case Seq("integer", "number") | Seq("number", "integer") => Typed(DoubleType, nullable)
-        case _ => Typed(JsonText, nullable = true)
+        case _ => Typed(AnyJson, nullable = true)
       }
     }
 
@@ -135,7 +208,7 @@ private[sparkkinesis] object JsonSchemas {
           case Some(items) =>
             val element = typed(items, at(path, "items"), refs)
             ArrayType(element.dataType, element.nullable)
-          case None => ArrayType(JsonText, containsNull = true)
+          case None => ArrayType(AnyJson, containsNull = true)
         }
       case _ => objectType(node, path, refs)
     }
@@ -147,14 +220,15 @@ private[sparkkinesis] object JsonSchemas {
           StructType(properties.properties().asScala.toSeq.map { entry =>
             val name = entry.getKey
             val field = typed(entry.getValue, at(at(path, "properties"), name), refs)
-            StructField(name, field.dataType, nullable = field.nullable || !required(name))
+            val metadata = if (required(name)) Required else Metadata.empty
+            StructField(name, field.dataType, nullable = field.nullable || !required(name), metadata)
           })
         case None =>
           Option(node.get("additionalProperties")).filter(_.isObject) match {
             case Some(values) =>
               val value = typed(values, at(path, "additionalProperties"), refs)
               MapType(StringType, value.dataType, value.nullable)
-            case None => MapType(StringType, JsonText, valueContainsNull = true)
+            case None => MapType(StringType, AnyJson, valueContainsNull = true)
           }
       }
 
@@ -184,12 +258,12 @@ private[sparkkinesis] object JsonSchemas {
       val parts = own ++ node.get("allOf").elements().asScala.zipWithIndex.map { case (part, i) =>
         typed(part, at(path, s"allOf[$i]"), refs)
       }
-      parts.map(_.dataType).distinct match {
-        case Seq(single) => Typed(single, parts.forall(_.nullable))
+      parts.map(p => erased(p.dataType)).distinct match {
+        case Seq(_) => Typed(parts.map(_.dataType).reduce(narrowest), parts.forall(_.nullable))
         case types if types.forall(_.isInstanceOf[StructType]) =>
           val fields = parts.flatMap(_.dataType.asInstanceOf[StructType].fields)
           val byName = fields.groupBy(_.name)
-          byName.values.find(_.map(_.dataType).distinct.size > 1).foreach { clash =>
+          byName.values.find(_.map(f => erased(f.dataType)).distinct.size > 1).foreach { clash =>
             throw error(
               path,
               s"has parts in allOf that give the property ${clash.head.name} different types",
@@ -198,7 +272,8 @@ private[sparkkinesis] object JsonSchemas {
           val merged = fields.map(_.name).distinct.map { name =>
             val same = byName(name)
             // Required in one part is required in the whole.
-            same.head.copy(nullable = same.forall(_.nullable))
+            val metadata = if (same.exists(isRequired)) Required else Metadata.empty
+            StructField(name, same.map(_.dataType).reduce(narrowest), same.forall(_.nullable), metadata)
           }
           Typed(StructType(merged), parts.forall(_.nullable))
         case types =>
@@ -215,9 +290,9 @@ private[sparkkinesis] object JsonSchemas {
       val onlyNull = (o: JsonNode) => Option(o.get("type")).exists(_.asText == "null")
       val nonNull = options.elements().asScala.toSeq.zip(typedOptions).filterNot(p => onlyNull(p._1)).map(_._2)
       val nullable = typedOptions.exists(_.nullable) || nonNull.size < typedOptions.size
-      nonNull.map(_.dataType).distinct match {
-        case Seq(single) => Typed(single, nullable)
-        case _ => Typed(JsonText, nullable = true)
+      nonNull.map(t => erased(t.dataType)).distinct match {
+        case Seq(_) => Typed(nonNull.map(_.dataType).reduce(narrowest), nullable)
+        case _ => Typed(AnyJson, nullable = true)
       }
     }
 
@@ -228,7 +303,7 @@ private[sparkkinesis] object JsonSchemas {
       else if (nonNull.forall(v => v.isIntegralNumber && v.canConvertToLong)) Typed(LongType, nonNull.size < all.size)
       else if (nonNull.forall(_.isNumber)) Typed(DoubleType, nonNull.size < all.size)
       else if (nonNull.forall(_.isBoolean)) Typed(BooleanType, nonNull.size < all.size)
-      else Typed(JsonText, nullable = true)
+      else Typed(AnyJson, nullable = true)
     }
 
     private def at(path: String, key: String): String = if (path.isEmpty) key else s"$path.$key"
@@ -236,6 +311,54 @@ private[sparkkinesis] object JsonSchemas {
     private def error(path: String, problem: String, remedy: String): JsonSchemaException = {
       val where = if (path.isEmpty) "The JSON Schema" else s"The JSON Schema at $path"
       new JsonSchemaException(s"$where $problem: $remedy.")
+    }
+  }
+
+  // ---- Spark to JSON Schema ----
+
+  private def schemaOf(dataType: DataType, nullable: Boolean, path: String): ObjectNode = {
+    val node = mapper.createObjectNode()
+    def typed(name: String): ObjectNode = {
+      if (nullable) node.putArray("type").add(name).add("null") else node.put("type", name)
+      node
+    }
+    dataType match {
+      case NullType => node.put("type", "null")
+      case BooleanType => typed("boolean")
+      case ByteType | ShortType | IntegerType | LongType => typed("integer")
+      case FloatType | DoubleType | _: DecimalType => typed("number")
+      case _: StringType | _: CharType | _: VarcharType | TimestampNTZType => typed("string")
+      case DateType => typed("string").put("format", "date")
+      case TimestampType => typed("string").put("format", "date-time")
+      case BinaryType => typed("string").put("contentEncoding", "base64")
+      case ArrayType(element, containsNull) =>
+        typed("array").set[ObjectNode]("items", schemaOf(element, containsNull, FieldPath.element(path)))
+      case MapType(_: StringType, value, valueContainsNull) =>
+        typed("object")
+          .set[ObjectNode]("additionalProperties", schemaOf(value, valueContainsNull, FieldPath.value(path)))
+      case MapType(key, _, _) =>
+        throw new JsonSchemaException(
+          s"${FieldPath.column(path)}: the map's keys are ${key.simpleString}, and JSON objects have string keys " +
+            "only. Cast the keys to strings (transform_keys), or make the map an array of structs.")
+      case struct: StructType =>
+        val properties = typed("object").putObject("properties")
+        val required = mapper.createArrayNode()
+        struct.fields.foreach { f =>
+          val fieldPath = FieldPath.field(path, f.name)
+          if (properties.has(f.name))
+            throw new JsonSchemaException(
+              s"${FieldPath.column(fieldPath)}: the struct has two columns of that name, and a JSON object's " +
+                "properties need names of their own. Rename or drop one of them.")
+          properties.set[JsonNode](f.name, schemaOf(f.dataType, f.nullable, fieldPath))
+          if (!f.nullable) required.add(f.name)
+        }
+        if (required.size > 0) node.set[JsonNode]("required", required)
+        node
+      case other =>
+        throw new JsonSchemaException(
+          s"${FieldPath.column(path)}: Spark type ${other.simpleString} has no JSON Schema equivalent. Cast it to " +
+            "one that has (a string, a number, a boolean, a date, a timestamp, binary, or a struct, array or map " +
+            "of these).")
     }
   }
 }

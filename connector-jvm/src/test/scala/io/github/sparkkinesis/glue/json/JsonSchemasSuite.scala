@@ -1,14 +1,18 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.github.sparkkinesis.glue.json
 
+import com.fasterxml.jackson.databind.ObjectMapper
+import io.github.sparkkinesis.glue.avro.CatalystValues.structType
+import io.github.sparkkinesis.testing.SeededProperties
 import org.apache.spark.sql.types._
 import org.scalatest.funsuite.AnyFunSuite
 
 /**
  * JSON Schema documents as producers write them, and the Spark types records of them are read as: what a
  * user sees as the column's type, and the message naming the place in the schema Spark cannot represent.
+ * The schema of a struct, as it is registered, and what the writer makes of a schema.
  */
-class JsonSchemasSuite extends AnyFunSuite {
+class JsonSchemasSuite extends AnyFunSuite with SeededProperties {
 
   private def sqlType(schema: String): DataType = JsonSchemas.sqlType(schema)
 
@@ -121,5 +125,123 @@ class JsonSchemasSuite extends AnyFunSuite {
     assert(failure(field("false")).contains("is the schema false"))
     assert(failure("""{"type": """).startsWith("The schema is no JSON document"))
     assert(failure("[1]").startsWith("The schema is no JSON Schema"))
+  }
+
+  // ---- what the writer makes of a schema ----
+
+  test("writerType tells a value of any JSON type from a string, and marks the properties required lists") {
+    val schema =
+      """{"type": "object", "required": ["id", "note"], "properties": {"id": {"type": "integer"},
+        | "note": {"type": ["string", "null"]}, "any": {}, "list": {"type": "array"},
+        | "attributes": {"type": "object"}, "either": {"oneOf": [{"type": "string"}, {}]}}}""".stripMargin
+    import JsonSchemas.{AnyJson, Required}
+    assert(
+      JsonSchemas.writerType(schema) == StructType(Seq(
+        StructField("id", LongType, nullable = false, Required),
+        StructField("note", StringType, nullable = true, Required),
+        StructField("any", AnyJson),
+        StructField("list", ArrayType(AnyJson)),
+        StructField("attributes", MapType(StringType, AnyJson)),
+        StructField("either", StringType)
+      )))
+    assert(
+      sqlType(schema) == StructType(Seq(
+        StructField("id", LongType, nullable = false),
+        StructField("note", StringType),
+        StructField("any", StringType),
+        StructField("list", ArrayType(StringType)),
+        StructField("attributes", MapType(StringType, StringType)),
+        StructField("either", StringType)
+      )))
+  }
+
+  // ---- Spark to JSON Schema ----
+
+  private val mapper = new ObjectMapper()
+
+  test("fromSqlType: a draft-07 object, properties in the columns' order, nullable as [T, \"null\"]") {
+    val struct = StructType(
+      Seq(
+        StructField("id", LongType, nullable = false),
+        StructField("name", StringType),
+        StructField("tags", ArrayType(StringType, containsNull = false)),
+        StructField("attrs", MapType(StringType, IntegerType), nullable = false),
+        StructField("at", TimestampType),
+        StructField("inner", StructType(Seq(StructField("day", DateType, nullable = false))))
+      ))
+    val schema = JsonSchemas.fromSqlType(struct, "Order")
+    assert(
+      schema.startsWith("""{"$schema":"http://json-schema.org/draft-07/schema#","title":"Order","type":"object","""))
+    assert(
+      mapper.readTree(schema) == mapper.readTree(
+        """{"$schema": "http://json-schema.org/draft-07/schema#", "title": "Order", "type": "object",
+          | "properties": {"id": {"type": "integer"}, "name": {"type": ["string", "null"]},
+          |   "tags": {"type": ["array", "null"], "items": {"type": "string"}},
+          |   "attrs": {"type": "object", "additionalProperties": {"type": ["integer", "null"]}},
+          |   "at": {"type": ["string", "null"], "format": "date-time"},
+          |   "inner": {"type": ["object", "null"], "properties": {"day": {"type": "string", "format": "date"}},
+          |     "required": ["day"]}},
+          | "required": ["id", "attrs"]}""".stripMargin))
+    val names = mapper.readTree(schema).get("properties").fieldNames()
+    assert(Iterator.continually(names).takeWhile(_.hasNext).map(_.next()).toSeq == struct.fieldNames.toSeq)
+  }
+
+  test("fromSqlType: numbers, binary, timestamp_ntz and void as JSON Schema has them") {
+    val struct = StructType(
+      Seq(
+        "b" -> ByteType,
+        "s" -> ShortType,
+        "i" -> IntegerType,
+        "f" -> FloatType,
+        "d" -> DoubleType,
+        "m" -> DecimalType(10, 2),
+        "bin" -> BinaryType,
+        "local" -> TimestampNTZType,
+        "ok" -> BooleanType,
+        "nothing" -> NullType
+      ).map { case (name, t) => StructField(name, t, nullable = false) })
+    val properties = mapper.readTree(JsonSchemas.fromSqlType(struct, "T")).get("properties")
+    def property(name: String): String = properties.get(name).toString
+    Seq("b", "s", "i").foreach(n => assert(property(n) == """{"type":"integer"}"""))
+    Seq("f", "d", "m").foreach(n => assert(property(n) == """{"type":"number"}"""))
+    assert(property("bin") == """{"type":"string","contentEncoding":"base64"}""")
+    assert(property("local") == """{"type":"string"}""")
+    assert(property("ok") == """{"type":"boolean"}""")
+    assert(property("nothing") == """{"type":"null"}""")
+  }
+
+  test("fromSqlType: what JSON cannot hold fails naming the column and what to do") {
+    def failure(struct: StructType): String =
+      intercept[JsonSchemaException](JsonSchemas.fromSqlType(struct, "R")).getMessage
+    val keys = failure(StructType(Seq(StructField("m", MapType(IntegerType, StringType)))))
+    assert(keys.startsWith("column m: the map's keys are int, and JSON objects have string keys only."), keys)
+    val interval = failure(StructType(Seq(StructField("a", ArrayType(CalendarIntervalType)))))
+    assert(interval.startsWith("column a[]: Spark type interval has no JSON Schema equivalent. Cast it"), interval)
+    val twice = failure(
+      StructType(
+        Seq(
+          StructField(
+            "o",
+            MapType(StringType, StructType(Seq(StructField("x", LongType), StructField("x", StringType))))))))
+    assert(twice.startsWith("column o{}.x: the struct has two columns of that name"), twice)
+  }
+
+  test("sqlType of fromSqlType gives the struct back, its types widened as JSON has them") {
+    def widened(t: DataType): DataType = t match {
+      case ByteType | ShortType | IntegerType => LongType
+      case FloatType | _: DecimalType => DoubleType
+      case BinaryType | TimestampNTZType | NullType => StringType
+      case s: StructType =>
+        StructType(
+          s.fields.map(f => f.copy(dataType = widened(f.dataType), nullable = f.nullable || f.dataType == NullType)))
+      case ArrayType(e, n) => ArrayType(widened(e), n || e == NullType)
+      case MapType(k, v, n) => MapType(k, widened(v), n || v == NullType)
+      case other => other
+    }
+    forAll(structType(3)) { struct =>
+      val schema = JsonSchemas.fromSqlType(struct, "Row")
+      assert(sqlType(schema) == widened(struct))
+      assert(!schema.contains("\"additionalProperties\":false"))
+    }
   }
 }

@@ -1,15 +1,16 @@
 // SPDX-License-Identifier: Apache-2.0
-package io.github.sparkkinesis.glue.avro
+package io.github.sparkkinesis.glue
 
 /**
- * How the messages of this package name a place in a nested value: field names joined by dots, `[]` for
- * an array's elements and `{}` for a map's values, a union's branches by the names of the struct Spark
- * gives them (`member0`, ...). For example `order.items[].price`, `order.tags{}`, `event.payload.member1`.
+ * How the messages of the Avro and JSON converters name a place in a nested value: field names joined by
+ * dots, `[]` for an array's elements and `{}` for a map's values, an Avro union's branches by the names of
+ * the struct Spark gives them (`member0`, ...). For example `order.items[].price`, `order.tags{}`,
+ * `event.payload.member1`.
  * The root is the empty path. Paths are built once, when a converter is built, never per record.
  *
  * Stateless and thread-safe.
  */
-private[avro] object FieldPath {
+private[glue] object FieldPath {
 
   val Root: String = ""
 
