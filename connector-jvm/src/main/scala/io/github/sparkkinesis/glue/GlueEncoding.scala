@@ -3,6 +3,7 @@ package io.github.sparkkinesis.glue
 
 import io.github.sparkkinesis.errors.{GlueRegistryErrors, KinesisErrors}
 import io.github.sparkkinesis.glue.avro.AvroEncodeException
+import io.github.sparkkinesis.glue.json.JsonEncodeException
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.types.StructType
 
@@ -37,7 +38,7 @@ private[sparkkinesis] final class RowEncoder(encoding: GlueEncoding, struct: Str
     val bytes =
       try payload.write(row)
       catch {
-        case e: AvroEncodeException =>
+        case e @ (_: AvroEncodeException | _: JsonEncodeException) =>
           throw GlueRegistryErrors.rowUnencodable(
             writer.schemaName,
             writer.registryName,

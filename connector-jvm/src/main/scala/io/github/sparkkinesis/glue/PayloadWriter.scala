@@ -2,6 +2,7 @@
 package io.github.sparkkinesis.glue
 
 import io.github.sparkkinesis.glue.avro.{AvroConversionException, AvroEncoder, AvroSchemas}
+import io.github.sparkkinesis.glue.json.{JsonEncoder, JsonSchemaException, JsonSchemas}
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.types.StructType
 
@@ -11,8 +12,9 @@ private[sparkkinesis] trait PayloadWriter {
   /**
    * The payload of `row` (not null), without the registry's header.
    *
-   * @throws io.github.sparkkinesis.glue.avro.AvroEncodeException when a value cannot be written (a null
-   *                                                               where the schema allows none, ...)
+   * @throws io.github.sparkkinesis.glue.avro.AvroEncodeException when a value cannot be written as Avro (a
+   *                                                               null where the schema allows none, ...)
+   * @throws io.github.sparkkinesis.glue.json.JsonEncodeException as JSON (a null, a NaN, ...)
    */
   def write(row: InternalRow): Array[Byte]
 }
@@ -34,20 +36,29 @@ private[sparkkinesis] object PayloadWriter {
         val encoder = new AvroEncoder(AvroFormat.parse(version.definition), struct)
         Right(row => encoder.encode(row))
       } catch { case e: AvroConversionException => Left(e.getMessage) }
-    case other => Left(s"to_glue_registry does not write the $other format yet (AVRO only)")
+    case "JSON" =>
+      try {
+        val encoder = new JsonEncoder(version.definition, struct)
+        Right(row => encoder.encode(row))
+      } catch { case e: JsonSchemaException => Left(e.getMessage) }
+    case other => Left(s"to_glue_registry does not write the $other format yet (AVRO and JSON only)")
   }
 
   /**
    * The definition of `struct`'s own schema in `dataFormat`, for registering it as a version of `schema`, or
    * why the struct has none in that format, as a phrase. An Avro record is named after the schema (its
-   * characters that Avro names do not allow replaced by `_`).
+   * characters that Avro names do not allow replaced by `_`); a JSON Schema (draft-07) takes it as its title.
    */
   def definitionOf(dataFormat: String, struct: StructType, schema: SchemaRef): Either[String, String] =
     dataFormat match {
       case "AVRO" =>
         try Right(AvroSchemas.fromSqlType(struct, avroName(schema.schemaName), null).toString)
         catch { case e: AvroConversionException => Left(e.getMessage) }
-      case other => Left(s"to_glue_registry does not register schemas of the $other format yet (AVRO only)")
+      case "JSON" =>
+        try Right(JsonSchemas.fromSqlType(struct, schema.schemaName))
+        catch { case e: JsonSchemaException => Left(e.getMessage) }
+      case other =>
+        Left(s"to_glue_registry does not register schemas of the $other format yet (AVRO and JSON only)")
     }
 
   /** A name Avro allows: letters, digits and `_`, not starting with a digit. */

@@ -42,8 +42,11 @@ private[sparkkinesis] object SchemaVersions {
       if (running != null) awaited(running)
       else
         try {
-          // Asked outside the lock: a slow registry holds up only the tasks that need this version.
-          val asked = client(config).schemaVersion(id)
+          // Another task may have finished asking between the look and the putIfAbsent: its answer stands.
+          val asked = versions.synchronized(Option(versions.get(key))).getOrElse {
+            // Asked outside the lock: a slow registry holds up only the tasks that need this version.
+            client(config).schemaVersion(id)
+          }
           versions.synchronized(versions.put(key, asked))
           mine.complete(asked)
           asked

@@ -204,6 +204,58 @@ class ToGlueRegistrySuite extends AnyFunSuite with SparkStreamingSuite {
     assert(nullRows.count(_.isNullAt(0)) == 2 && nullRows.count(!_.isNullAt(0)) == 1)
   }
 
+  test("JSON: rows written as JSON text of a JSON Schema version, read back; a new JSON schema is created") {
+    val events = SchemaRef("shop", "events")
+    val version = registry.add(
+      events,
+      "JSON",
+      """{"$schema": "http://json-schema.org/draft-07/schema#", "type": "object", "required": ["id"],
+        | "properties": {"id": {"type": "integer"}, "item": {"type": "string"},
+        |   "day": {"type": "string", "format": "date"}}}""".stripMargin
+    )
+    val added = Seq.newBuilder[SchemaVersion] += version
+    try {
+      val dated = rows.withColumn("day", lit(java.sql.Date.valueOf("2026-11-28")))
+      val records = dated
+        .select(to_glue_registry(struct(col("id"), col("item"), col("day")), "events", "shop", options()).as("data"))
+        .collect()
+        .map(_.getAs[Array[Byte]](0))
+      val texts = records.map { r =>
+        val frame = GlueFraming.read(r).fold(problem => fail(problem), identity)
+        assert(frame.schemaVersionId == version.id)
+        new String(r, GlueFraming.HeaderLength, r.length - GlueFraming.HeaderLength, "UTF-8")
+      }
+      assert(texts.contains("""{"id":2,"item":"pear","day":"2026-11-28"}"""), texts.toSeq)
+      val back = spark
+        .createDataFrame(records.toSeq.map(Tuple1(_)))
+        .toDF("data")
+        .select(from_glue_registry(col("data"), "events", "shop", options()).as("e"))
+        .select("e.id", "e.day")
+      assert(back.collect().map(_.getLong(0)).toSet == Set(1L, 2L, 3L))
+
+      val mismatch = intercept[KinesisIllegalArgumentException](
+        rows.select(to_glue_registry(struct(col("id"), col("price")), "events", "shop", options())))
+      assert(mismatch.getCondition == "KINESIS_GLUE_STRUCT_MISMATCH" && mismatch.getMessage.contains("price"))
+
+      val audit = rows.select(
+        to_glue_registry(
+          struct(col("id"), col("item")),
+          "audit",
+          "shop",
+          options("registerSchema" -> "true", "dataFormat" -> "JSON")).as("data"))
+      val audited = audit.collect().map(_.getAs[Array[Byte]](0))
+      val created = registry.schemaVersion(SchemaRef("shop", "audit"), None)
+      added += created
+      assert(created.dataFormat == "JSON" && created.definition.contains("\"title\":\"audit\""), created.definition)
+      val decodedAudit = spark
+        .createDataFrame(audited.toSeq.map(Tuple1(_)))
+        .toDF("data")
+        .select(from_glue_registry(col("data"), "audit", "shop", options()).as("a"))
+        .select("a.*")
+      assert(decodedAudit.collect().toSet == Set(Row(1L, "apple"), Row(2L, "pear"), Row(3L, "fig")))
+    } finally added.result().foreach(v => registry.remove(v.id))
+  }
+
   test("a column that is not a struct is refused at analysis, saying how to make one") {
     val error =
       intercept[KinesisIllegalArgumentException](rows.select(to_glue_registry(col("id"), "orders", "shop", options())))
