@@ -12,8 +12,7 @@ class ProtoParserSuite extends AnyFunSuite {
   private def failure(text: String): String = intercept[ProtoSchemaException](ProtoParser.parse(text)).getMessage
 
   test("proto3: package, options and comments ignored, nested messages and enums, labels and presence") {
-    val file = ProtoParser.parse(
-      """// The shop's orders.
+    val file = ProtoParser.parse("""// The shop's orders.
         |syntax = "proto3";
         |package shop.v1;
         |option java_package = "com.example.shop"; /* a file option */
@@ -36,16 +35,18 @@ class ProtoParserSuite extends AnyFunSuite {
     assert(file.packageName == "shop.v1")
     val order = file.messages.head
     assert(order.fullName == "shop.v1.Order")
-    assert(order.fields.map(f => (f.name, f.number, f.label, f.implicitPresence)) == Seq(
-      ("id", 1, "", true),
-      ("note", 2, "optional", false),
-      ("items", 3, "repeated", false),
-      ("status", 4, "", true)))
-    assert(order.fields.map(_.fieldType) == Seq(
-      ProtoScalar("int64"),
-      ProtoScalar("string"),
-      ProtoMessageRef("shop.v1.Order.Item"),
-      ProtoEnumRef("shop.v1.Order.Status")))
+    assert(
+      order.fields.map(f => (f.name, f.number, f.label, f.implicitPresence)) == Seq(
+        ("id", 1, "", true),
+        ("note", 2, "optional", false),
+        ("items", 3, "repeated", false),
+        ("status", 4, "", true)))
+    assert(
+      order.fields.map(_.fieldType) == Seq(
+        ProtoScalar("int64"),
+        ProtoScalar("string"),
+        ProtoMessageRef("shop.v1.Order.Item"),
+        ProtoEnumRef("shop.v1.Order.Status")))
     assert(order.messages.map(_.fullName) == Seq("shop.v1.Order.Item"))
     val status = file.enumType("shop.v1.Order.Status")
     assert(status.values == Seq("NEW" -> 0, "STARTED" -> 1, "RUNNING" -> 1))
@@ -54,8 +55,7 @@ class ProtoParserSuite extends AnyFunSuite {
   }
 
   test("proto2: labels, declared defaults of each type, closed enums, extensions and extend ignored") {
-    val file = ProtoParser.parse(
-      """package p;
+    val file = ProtoParser.parse("""package p;
         |enum Color { RED = 1; GREEN = 2; }
         |message M {
         |  required int32 a = 1 [default = -0x10];
@@ -87,8 +87,7 @@ class ProtoParserSuite extends AnyFunSuite {
   }
 
   test("oneof members, maps, well-known imports, and names resolved innermost scope first") {
-    val file = ProtoParser.parse(
-      """syntax = "proto3";
+    val file = ProtoParser.parse("""syntax = "proto3";
         |import "google/protobuf/timestamp.proto";
         |import public "google/protobuf/wrappers.proto";
         |package a.b;
@@ -105,15 +104,17 @@ class ProtoParserSuite extends AnyFunSuite {
         |}
         |""".stripMargin)
     val fields = file.message("a.b.Outer").fields
-    assert(fields.map(_.fieldType) == Seq(
-      ProtoMessageRef("a.b.Outer.Thing"),
-      ProtoMessageRef("a.b.Thing"),
-      ProtoMessageRef("a.b.Thing"),
-      ProtoScalar("string"),
-      ProtoMessageRef("a.b.Outer.Thing"),
-      ProtoMap(ProtoScalar("string"), ProtoMessageRef("a.b.Outer.Thing")),
-      ProtoMap(ProtoScalar("int64"), ProtoMessageRef("google.protobuf.Int32Value")),
-      ProtoMessageRef("google.protobuf.Timestamp")))
+    assert(
+      fields.map(_.fieldType) == Seq(
+        ProtoMessageRef("a.b.Outer.Thing"),
+        ProtoMessageRef("a.b.Thing"),
+        ProtoMessageRef("a.b.Thing"),
+        ProtoScalar("string"),
+        ProtoMessageRef("a.b.Outer.Thing"),
+        ProtoMap(ProtoScalar("string"), ProtoMessageRef("a.b.Outer.Thing")),
+        ProtoMap(ProtoScalar("int64"), ProtoMessageRef("google.protobuf.Int32Value")),
+        ProtoMessageRef("google.protobuf.Timestamp")
+      ))
     assert(fields.map(_.oneof) == Seq(None, None, None, Some("choice"), Some("choice"), None, None, None))
     assert(fields.map(_.label) == Seq("", "", "", "", "", "repeated", "repeated", ""))
     assert(fields(3).implicitPresence == false)
@@ -124,7 +125,10 @@ class ProtoParserSuite extends AnyFunSuite {
     val cases = Seq(
       "syntax = \"proto2\";\nmessage M {\n  optional group G = 1 { optional int32 a = 2; }\n}" ->
         Seq("line 3:12", "M declares a group", "declare a message and a field of that type instead"),
-      "syntax = \"proto3\";\nimport \"other.proto\";" -> Seq("line 2:8", "imports \"other.proto\"", "declare the imported types in this file"),
+      "syntax = \"proto3\";\nimport \"other.proto\";" -> Seq(
+        "line 2:8",
+        "imports \"other.proto\"",
+        "declare the imported types in this file"),
       "edition = \"2023\";" -> Seq("line 1:1", "edition", "syntax = \"proto3\""),
       "syntax = \"proto3\";\nmessage M { Missing m = 1; }" -> Seq("line 2:13", "Missing names no message or enum"),
       "syntax = \"proto3\";\nmessage M { google.protobuf.Timestamp t = 1; }" ->
@@ -134,7 +138,8 @@ class ProtoParserSuite extends AnyFunSuite {
       "syntax = \"proto3\";\nmessage M { int32 a = 0; }" -> Seq("line 2:23", "number it from 1 to 536870911"),
       "message M { int32 a = 1; }" -> Seq("line 1:13", "a proto2 field has no label"),
       "syntax = \"proto3\";\nmessage M { required int32 a = 1; }" -> Seq("proto3 has no required fields"),
-      "syntax = \"proto3\";\nmessage M { int32 a = 1 [default = 3]; }" -> Seq("proto3 fields have no declared defaults"),
+      "syntax = \"proto3\";\nmessage M { int32 a = 1 [default = 3]; }" -> Seq(
+        "proto3 fields have no declared defaults"),
       "syntax = \"proto3\";\nenum E { A = 1; }" -> Seq("the first value of proto3 enum E is not 0"),
       "syntax = \"proto3\";\nenum E { A = 0; B = 0; }" -> Seq("gives the number 0 to two values", "allow_alias"),
       "syntax = \"proto3\";\nmessage M { map<double, string> m = 1; }" -> Seq("line 2:17", "key is of type double"),
@@ -142,7 +147,8 @@ class ProtoParserSuite extends AnyFunSuite {
       "message M { optional bool a = 1 [default = 1]; }" -> Seq("no boolean"),
       "syntax = \"proto3\";\nmessage M { string a = 1; /* open" -> Seq("line 2:27", "comment is not closed"),
       "syntax = \"proto3\";\nmessage M { string a = 1;" -> Seq("message M is not closed"),
-      "syntax = \"proto3\";\nmessage M { string a = 1 [default = \"ab]; }\n}" -> Seq("string literal runs to the end of its line"),
+      "syntax = \"proto3\";\nmessage M { string a = 1 [default = \"ab]; }\n}" -> Seq(
+        "string literal runs to the end of its line"),
       "syntax = \"proto4\";" -> Seq("the syntax is \"proto4\""),
       "syntax = \"proto3\";\nmessage M { int32 a = 1 }" -> Seq("line 2:25", "expected ';' after the field, found '}'")
     )
