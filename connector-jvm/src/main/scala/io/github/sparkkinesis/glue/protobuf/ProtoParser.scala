@@ -105,7 +105,7 @@ private[sparkkinesis] object ProtoParser {
           val at = token
           syntax = stringLiteral("the syntax")
           if (syntax != "proto2" && syntax != "proto3")
-            fail(at, s"the syntax is \"$syntax\"", "write syntax = \"proto2\" or \"proto3\"")
+            fail(at, "the syntax is \"" + syntax + "\"", "write syntax = \"proto2\" or \"proto3\"")
           expect(";", "after the syntax")
         } else if (isWord("edition")) {
           fail(start, "the file declares a Protobuf edition", "write the schema with syntax = \"proto3\" or \"proto2\"")
@@ -119,7 +119,7 @@ private[sparkkinesis] object ProtoParser {
           if (!WellKnownTypes.imports.contains(path))
             fail(
               at,
-              s"the file imports \"$path\"",
+              "the file imports \"" + path + "\"",
               "the registry stores one file per schema version: declare the imported types in this file " +
                 s"(the imports read are ${WellKnownTypes.imports.keys.toSeq.sorted.mkString(", ")})"
             )
@@ -493,7 +493,7 @@ private[sparkkinesis] object ProtoParser {
       def floating(): Double = token.kind match {
         case IntLit => parseInteger(token, d.negative).map(_.toDouble).getOrElse(bad("number"))
         case FloatLit =>
-          try (if (d.negative) -1 else 1) * token.text.toDouble
+          try (if (d.negative) -token.text.toDouble else token.text.toDouble)
           catch { case _: NumberFormatException => bad("number") }
         case Ident if token.text == "inf" => if (d.negative) Double.NegativeInfinity else Double.PositiveInfinity
         case Ident if token.text == "nan" => Double.NaN
