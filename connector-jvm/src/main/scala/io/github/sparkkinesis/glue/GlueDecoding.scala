@@ -7,6 +7,7 @@ import java.util.zip.DataFormatException
 import io.github.sparkkinesis.errors.{GlueRegistryErrors, GlueRegistryException, KinesisErrors}
 import io.github.sparkkinesis.glue.avro.AvroConversionException
 import io.github.sparkkinesis.glue.json.JsonDecodeException
+import io.github.sparkkinesis.glue.protobuf.ProtoDecodeException
 import org.apache.spark.sql.types.DataType
 import org.apache.spark.util.LongAccumulator
 import org.slf4j.LoggerFactory
@@ -77,7 +78,7 @@ private[sparkkinesis] final class RecordDecoder(decoding: GlueDecoding) {
         } catch {
           case e: DataFormatException =>
             undecodable("INVALID", record, s"its zlib-compressed payload cannot be inflated: ${e.getMessage}", e)
-          case e @ (_: AvroConversionException | _: JsonDecodeException) =>
+          case e @ (_: AvroConversionException | _: JsonDecodeException | _: ProtoDecodeException) =>
             undecodable(
               "INVALID",
               record,

@@ -6,6 +6,7 @@ import scala.util.control.NonFatal
 import io.github.sparkkinesis.errors.{GlueRegistryErrors, KinesisErrors}
 import io.github.sparkkinesis.glue.avro.AvroConversionException
 import io.github.sparkkinesis.glue.json.JsonSchemaException
+import io.github.sparkkinesis.glue.protobuf.ProtoSchemaException
 import org.apache.spark.sql.catalyst.expressions.{Expression, ExpressionInfo}
 import org.apache.spark.sql.catalyst.util.MapData
 import org.apache.spark.sql.catalyst.FunctionIdentifier
@@ -47,6 +48,7 @@ private[sparkkinesis] object GlueFunctions {
       catch {
         case e: AvroConversionException => throw unusable(FromName, parsed, reader, e.getMessage)
         case e: JsonSchemaException => throw unusable(FromName, parsed, reader, e.getMessage)
+        case e: ProtoSchemaException => throw unusable(FromName, parsed, reader, e.getMessage)
       }
     val undecodable = parsed.mode match {
       case DecodeMode.Permissive =>

@@ -3,6 +3,7 @@ package io.github.sparkkinesis.glue
 
 import io.github.sparkkinesis.glue.avro.{AvroDecoder, AvroSchemas}
 import io.github.sparkkinesis.glue.json.{JsonDecoder, JsonSchemas}
+import io.github.sparkkinesis.glue.protobuf.{ProtoParser, ProtoPayloadReader, ProtoSchemas}
 import org.apache.avro.Schema
 import org.apache.spark.sql.types.DataType
 
@@ -33,11 +34,17 @@ private[sparkkinesis] object PayloadFormat {
    *
    * @throws io.github.sparkkinesis.glue.avro.AvroConversionException if its Avro schema has no Spark type
    * @throws io.github.sparkkinesis.glue.json.JsonSchemaException if its JSON Schema has no Spark type
+   * @throws io.github.sparkkinesis.glue.protobuf.ProtoSchemaException if its .proto file cannot be read, or
+   *                                                                   its message has no Spark type
    */
   def of(reader: SchemaVersion): Either[String, PayloadFormat] = reader.dataFormat match {
     case "AVRO" => Right(AvroFormat(reader.definition, AvroSchemas.sqlType(AvroFormat.parse(reader.definition))))
     case "JSON" => Right(JsonFormat(reader.definition, JsonSchemas.sqlType(reader.definition)))
-    case other => Left(s"from_glue_registry does not read the $other format yet (AVRO and JSON only)")
+    case "PROTOBUF" =>
+      val file = ProtoParser.parse(reader.definition)
+      val message = ProtoSchemas.readerMessage(file).fullName
+      Right(ProtobufFormat(reader.definition, message, ProtoSchemas.sqlType(file, message)))
+    case other => Left(s"from_glue_registry does not read the $other format yet (AVRO, JSON and PROTOBUF only)")
   }
 }
 
@@ -82,5 +89,23 @@ private[sparkkinesis] final case class JsonFormat(readerDefinition: String, data
 
     def read(writer: SchemaVersion, bytes: Array[Byte], offset: Int, length: Int): Any =
       decoder.decode(bytes, offset, length)
+  }
+}
+
+/**
+ * Protobuf: each payload the registry's message index, then a message of the reader version's first
+ * message type, `messageName` (see [[io.github.sparkkinesis.glue.protobuf.GsrMessageIndex]]). Protobuf
+ * resolves versions by field number, so the reader's type alone reads every version's records: fields the
+ * reader lacks are skipped, those the record lacks are null (or their proto2 default). The writer's
+ * version is used only to check that the record's index names the reader's message in the writer's file.
+ */
+private[sparkkinesis] final case class ProtobufFormat(readerDefinition: String, messageName: String, dataType: DataType)
+    extends PayloadFormat {
+
+  def newReader(): PayloadReader = new PayloadReader {
+    private val reader = new ProtoPayloadReader(readerDefinition, messageName)
+
+    def read(writer: SchemaVersion, bytes: Array[Byte], offset: Int, length: Int): Any =
+      reader.read(writer.id, writer.versionNumber, writer.definition, bytes, offset, length)
   }
 }

@@ -210,6 +210,61 @@ class FromGlueRegistrySuite extends AnyFunSuite with SparkStreamingSuite {
     } finally Seq(older, newer).foreach(v => registry.remove(v.id))
   }
 
+  test("PROTOBUF: records of two versions by field number, each version's message index, to the latest") {
+    import io.github.sparkkinesis.glue.protobuf.WireWriter.{int, str, varint}
+    val events = SchemaRef("shop", "pb-events")
+    val older = registry.add(
+      events,
+      "PROTOBUF",
+      """syntax = "proto3";
+        |package shop;
+        |message Event { int64 id = 1; string name = 2; }
+        |""".stripMargin)
+    // The newer version adds a field, and a message that sorts first: Event's index is 1 in it, 0 in the older.
+    val newer = registry.add(
+      events,
+      "PROTOBUF",
+      """syntax = "proto3";
+        |package shop;
+        |message Event { int64 id = 1; string name = 2; repeated string tags = 3; }
+        |message Alert { string text = 1; }
+        |""".stripMargin
+    )
+    def proto(version: SchemaVersion, index: Int, message: Array[Byte], compress: Boolean = false) =
+      GlueFraming.frame(version.id, varint(index.toLong) ++ message, compress)
+    val good = Seq(
+      proto(older, 0, int(1, 1) ++ str(2, "a")),
+      proto(newer, 1, int(1, 2) ++ str(3, "x") ++ str(3, "y"), compress = true))
+    val alert = proto(newer, 0, str(1, "not an event"))
+    def decodeEvents(data: Seq[Array[Byte]], pairs: (String, String)*) =
+      records(data: _*).select(from_glue_registry(col("data"), "pb-events", "shop", options(pairs: _*)).as("e"))
+    try {
+      bothEvaluations {
+        val decoded = decodeEvents(good)
+        assert(decoded.schema("e").dataType.simpleString == "struct<id:bigint,name:string,tags:array<string>>")
+        assert(
+          decoded.select("e.*").collect().toSet ==
+            Set(Row(1L, "a", Seq.empty[String]), Row(2L, null, Seq("x", "y"))))
+      }
+      val invalid = failure(decodeEvents(good :+ alert).collect())
+      assert(invalid.getCondition == "KINESIS_GLUE_RECORD_UNDECODABLE.INVALID")
+      assert(invalid.getMessage.contains(s"not valid for version 2 (${newer.id}, PROTOBUF)"))
+      assert(invalid.getMessage.contains("message index 0 names message shop.Alert of version 2, not shop.Event"))
+      val permissive = decodeEvents(good :+ alert, "mode" -> "PERMISSIVE").collect()
+      assert(permissive.count(_.isNullAt(0)) == 1)
+    } finally Seq(older, newer).foreach(v => registry.remove(v.id))
+  }
+
+  test("PROTOBUF: a reader schema Spark cannot type is refused when the function is called") {
+    val loops = SchemaRef("shop", "pb-loops")
+    val version = registry.add(loops, "PROTOBUF", "syntax = \"proto3\";\nmessage Node { repeated Node children = 1; }")
+    try {
+      val refused = failure(records().select(from_glue_registry(col("data"), "pb-loops", "shop", options()).as("n")))
+      assert(refused.getCondition.startsWith("KINESIS_GLUE_SCHEMA_UNUSABLE"), refused.getCondition)
+      assert(refused.getMessage.contains("message Node contains itself (at Node.children[])"))
+    } finally registry.remove(version.id)
+  }
+
   test("options are checked when the function is called: an unknown key is named with those it takes") {
     val unknown = intercept[KinesisIllegalArgumentException](decode(written, "schemaVersoin" -> "1"))
     assert(unknown.getCondition == "KINESIS_FUNCTION_OPTION_UNKNOWN")
