@@ -3,11 +3,8 @@ package io.github.sparkkinesis.glue
 
 import java.io.ByteArrayOutputStream
 
-import scala.jdk.CollectionConverters._
-
-import io.github.sparkkinesis.errors.{KinesisIllegalArgumentException, KinesisThrowable}
+import io.github.sparkkinesis.errors.KinesisIllegalArgumentException
 import io.github.sparkkinesis.functions.{from_glue_registry, glue_registry_header}
-import io.github.sparkkinesis.testing.SparkStreamingSuite
 import org.apache.avro.generic.{GenericData, GenericDatumWriter, GenericRecord}
 import org.apache.avro.io.EncoderFactory
 import org.apache.avro.Schema
@@ -20,10 +17,7 @@ import org.scalatest.funsuite.AnyFunSuite
  * user sees of records written with several versions of a schema, of records that cannot be decoded in each
  * mode, of bad arguments, and of the SQL functions the session extension registers.
  */
-class FromGlueRegistrySuite extends AnyFunSuite with SparkStreamingSuite {
-
-  override protected def sparkSettings: Map[String, String] =
-    Map("spark.sql.extensions" -> "io.github.sparkkinesis.KinesisSparkExtensions")
+class FromGlueRegistrySuite extends AnyFunSuite with RegistryFunctionsSession {
 
   private val orders = SchemaRef("shop", "orders")
   private val v1Text =
@@ -38,28 +32,18 @@ class FromGlueRegistrySuite extends AnyFunSuite with SparkStreamingSuite {
   private val v3Text = v2Text.replace(""""item", "type": "string"""", """"item", "type": "int"""")
   private val payments = SchemaRef("shop", "payments")
 
-  private var registry: FakeGlueRegistry = _
   private var v1: SchemaVersion = _
   private var v2: SchemaVersion = _
   private var v3: SchemaVersion = _
   private var payment: SchemaVersion = _
 
-  private def options(pairs: (String, String)*): java.util.Map[String, String] =
-    (Map("region" -> "us-east-1") ++ pairs).asJava
-
   override protected def beforeAll(): Unit = {
     super.beforeAll()
-    registry = new FakeGlueRegistry()
-    SchemaVersions.useClients(_ => registry)
     v1 = registry.add(orders, "AVRO", v1Text)
     v2 = registry.add(orders, "AVRO", v2Text)
     payment =
       registry.add(payments, "AVRO", """{"type": "record", "name": "P", "fields": [{"name": "id", "type": "long"}]}""")
   }
-
-  override protected def afterAll(): Unit =
-    try SchemaVersions.useClients(GlueRegistryClient.create)
-    finally super.afterAll()
 
   private def avro(schemaText: String, fields: (String, Any)*): Array[Byte] = {
     val schema = new Schema.Parser().parse(schemaText)
@@ -85,24 +69,6 @@ class FromGlueRegistrySuite extends AnyFunSuite with SparkStreamingSuite {
   )
   private def v1Id = v1.id
   private def v2Id = v2.id
-
-  /** Runs `body` with whole-stage code generation on and off: generated and interpreted evaluation alike. */
-  private def bothEvaluations(body: => Unit): Unit =
-    Seq("true", "false").foreach { on =>
-      spark.conf.set("spark.sql.codegen.wholeStage", on)
-      try body
-      finally spark.conf.unset("spark.sql.codegen.wholeStage")
-    }
-
-  /** The connector's error among the causes of what `body` throws (Spark wraps a task's). */
-  private def failure(body: => Any): Throwable with KinesisThrowable = {
-    val thrown = intercept[Throwable](body)
-    Iterator
-      .iterate(thrown)(_.getCause)
-      .takeWhile(_ != null)
-      .collectFirst { case k: Throwable with KinesisThrowable => k }
-      .getOrElse(fail(s"no connector error in $thrown", thrown))
-  }
 
   private def decode(data: Seq[Array[Byte]], pairs: (String, String)*): DataFrame =
     records(data: _*).select(from_glue_registry(col("data"), "orders", "shop", options(pairs: _*)).as("o"))

@@ -3,11 +3,8 @@ package io.github.sparkkinesis.glue
 
 import java.nio.file.Files
 
-import scala.jdk.CollectionConverters._
-
-import io.github.sparkkinesis.errors.{KinesisIllegalArgumentException, KinesisThrowable}
+import io.github.sparkkinesis.errors.KinesisIllegalArgumentException
 import io.github.sparkkinesis.functions.{from_glue_registry, to_glue_registry}
-import io.github.sparkkinesis.testing.SparkStreamingSuite
 import org.apache.avro.generic.{GenericDatumReader, GenericRecord}
 import org.apache.avro.io.DecoderFactory
 import org.apache.avro.Schema
@@ -21,10 +18,7 @@ import org.scalatest.funsuite.AnyFunSuite
  * registering does, and the errors a user meets: a struct that fits no version, a row that cannot be
  * encoded, bad arguments, in the Scala API and in SQL.
  */
-class ToGlueRegistrySuite extends AnyFunSuite with SparkStreamingSuite {
-
-  override protected def sparkSettings: Map[String, String] =
-    Map("spark.sql.extensions" -> "io.github.sparkkinesis.KinesisSparkExtensions")
+class ToGlueRegistrySuite extends AnyFunSuite with RegistryFunctionsSession {
 
   private val orders = SchemaRef("shop", "orders")
   private val v1Text =
@@ -35,24 +29,14 @@ class ToGlueRegistrySuite extends AnyFunSuite with SparkStreamingSuite {
       |  {"name": "id", "type": "long"}, {"name": "item", "type": "string"},
       |  {"name": "price", "type": "double", "default": 0.0}]}""".stripMargin
 
-  private var registry: FakeGlueRegistry = _
   private var v1: SchemaVersion = _
   private var v2: SchemaVersion = _
 
   override protected def beforeAll(): Unit = {
     super.beforeAll()
-    registry = new FakeGlueRegistry()
-    SchemaVersions.useClients(_ => registry)
     v1 = registry.add(orders, "AVRO", v1Text)
     v2 = registry.add(orders, "AVRO", v2Text)
   }
-
-  override protected def afterAll(): Unit =
-    try SchemaVersions.useClients(GlueRegistryClient.create)
-    finally super.afterAll()
-
-  private def options(pairs: (String, String)*): java.util.Map[String, String] =
-    (Map("region" -> "us-east-1") ++ pairs).asJava
 
   private def rows: DataFrame = {
     val s = spark
@@ -68,22 +52,6 @@ class ToGlueRegistrySuite extends AnyFunSuite with SparkStreamingSuite {
     val before = registry.made.size
     body
     registry.made.drop(before)
-  }
-
-  private def bothEvaluations(body: => Unit): Unit =
-    Seq("true", "false").foreach { on =>
-      spark.conf.set("spark.sql.codegen.wholeStage", on)
-      try body
-      finally spark.conf.unset("spark.sql.codegen.wholeStage")
-    }
-
-  private def failure(body: => Any): Throwable with KinesisThrowable = {
-    val thrown = intercept[Throwable](body)
-    Iterator
-      .iterate(thrown)(_.getCause)
-      .takeWhile(_ != null)
-      .collectFirst { case k: Throwable with KinesisThrowable => k }
-      .getOrElse(fail(s"no connector error in $thrown", thrown))
   }
 
   /** A record read as a consumer without the connector would: the header by hand, the datum by Avro. */
