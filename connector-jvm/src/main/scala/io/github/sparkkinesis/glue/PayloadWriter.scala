@@ -26,6 +26,9 @@ private[sparkkinesis] trait PayloadWriter {
  */
 private[sparkkinesis] object PayloadWriter {
 
+  /** The data formats it writes. */
+  val Formats: Set[String] = Set("AVRO", "JSON")
+
   /**
    * A writer of rows of `struct` as payloads of `version`, or why the struct does not fit the version, as a
    * phrase naming the column (`column order.items[].price: ...`) and what to do.

@@ -224,6 +224,17 @@ class ToGlueRegistrySuite extends AnyFunSuite with RegistryFunctionsSession {
     } finally added.result().foreach(v => registry.remove(v.id))
   }
 
+  test("a schema of a format it does not write (Protobuf) is refused at analysis, saying so") {
+    val version =
+      registry.add(SchemaRef("shop", "protos"), "PROTOBUF", "syntax = \"proto3\"; message P { int64 id = 1; }")
+    try {
+      val error = intercept[KinesisIllegalArgumentException](
+        rows.select(to_glue_registry(struct(col("id")), "protos", "shop", options())))
+      assert(error.getCondition == "KINESIS_GLUE_SCHEMA_UNUSABLE")
+      assert(error.getMessage.contains("does not write the PROTOBUF format yet (AVRO and JSON only)"))
+    } finally registry.remove(version.id)
+  }
+
   test("a column that is not a struct is refused at analysis, saying how to make one") {
     val error =
       intercept[KinesisIllegalArgumentException](rows.select(to_glue_registry(col("id"), "orders", "shop", options())))
