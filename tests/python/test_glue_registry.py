@@ -9,6 +9,7 @@ read again by AWS' deserializer and by the connector.
 from __future__ import annotations
 
 import secrets
+import struct
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -153,6 +154,85 @@ def test_a_struct_that_fits_no_version_is_refused_naming_the_column(
     with pytest.raises(KinesisOptionError) as not_struct:
         frame.select(to_glue_registry("id", "orders", orders.registry, glue_registry.options()))
     assert not_struct.value.getCondition() == "KINESIS_FUNCTION_ARGUMENTS"
+
+
+PROTO_V1 = 'syntax = "proto3";\npackage shop;\n\nmessage Order {\n  int64 id = 1;\n  string item = 2;\n}\n'
+PROTO_V2 = PROTO_V1.replace("string item = 2;", "string item = 2;\n  double price = 3;")
+
+
+def _varint(value: int) -> bytes:
+    out = bytearray()
+    while True:
+        low, value = value & 0x7F, value >> 7
+        out.append(low | (0x80 if value else 0))
+        if not value:
+            return bytes(out)
+
+
+def _proto_order(order: dict[str, Any]) -> bytes:
+    """An ``Order`` message in Protobuf's wire format, written by hand (fields 1 to 3, the zero values left
+    out as proto3 does), behind the registry's message index of the file's one message, 0."""
+    item = order["item"].encode()
+    message = b"\x08" + _varint(order["id"]) + b"\x12" + _varint(len(item)) + item
+    if order.get("price"):
+        message += b"\x19" + struct.pack("<d", order["price"])
+    return _varint(0) + message
+
+
+def test_protobuf_records_framed_by_aws_serializer_decode_to_the_latest_version(
+    spark: SparkSession, kinesis: Kinesis, stream: str, glue_registry: GlueRegistryServer
+) -> None:
+    # AWS' Python serializer has no Protobuf schema class; one that gives the .proto text and the wire bytes
+    # is all it needs: it registers the versions (data format PROTOBUF) and frames the records itself.
+    from aws_schema_registry import DataAndSchema, KafkaSerializer, SchemaRegistryClient
+    from aws_schema_registry.schema import Schema
+
+    class ProtoSchema(Schema):
+        def __init__(self, text: str) -> None:
+            self.text = text
+
+        def __hash__(self) -> int:
+            return hash(self.text)
+
+        def __eq__(self, other: object) -> bool:
+            return isinstance(other, ProtoSchema) and other.text == self.text
+
+        def __str__(self) -> str:
+            return self.text
+
+        @property
+        def data_format(self) -> Any:
+            return "PROTOBUF"
+
+        @property
+        def fqn(self) -> str:
+            return "shop.Order"
+
+        def read(self, bytes_: bytes) -> Any:
+            raise NotImplementedError
+
+        def write(self, data: Any) -> bytes:
+            return _proto_order(data)
+
+    registry = f"shop-{secrets.token_hex(3)}"
+    glue = glue_registry.client()
+    glue.create_registry(RegistryName=registry)
+    serializer = KafkaSerializer(
+        SchemaRegistryClient(glue, registry_name=registry),
+        schema_naming_strategy=lambda topic, is_key, schema: "orders",
+    )
+    v1, v2 = ProtoSchema(PROTO_V1), ProtoSchema(PROTO_V2)
+    framed = [
+        serializer.serialize("orders", DataAndSchema({"id": 1, "item": "apple"}, v1)),
+        serializer.serialize("orders", DataAndSchema({"id": 2, "item": "pear", "price": 2.5}, v2)),
+    ]
+    put(kinesis.client(), stream, [(f"key-{i}", data) for i, data in enumerate(framed)])
+    batch = spark.read.format("kinesis").options(**kinesis.options(stream)).load()
+    column = from_glue_registry("data", "orders", registry, glue_registry.options(dataFormat="PROTOBUF"))
+    decoded = batch.select(column.alias("order"))
+    assert decoded.schema["order"].dataType.simpleString() == "struct<id:bigint,item:string,price:double>"
+    rows = sorted(tuple(r) for r in decoded.select("order.*").collect())
+    assert rows == [(1, "apple", None), (2, "pear", 2.5)]
 
 
 def test_sql_and_the_header_and_permissive_mode(
