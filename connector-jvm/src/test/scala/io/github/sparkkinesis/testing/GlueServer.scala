@@ -56,19 +56,29 @@ final class GlueServer(root: File, val region: String = "us-east-1") {
   }
 
   /**
-   * From now on, checks every call as AWS does (a valid signature by a key IAM knows, allowed by its policy);
-   * first makes an IAM user `name` allowed `actions` (`glue:GetSchemaVersion`, ...) on every resource, and
-   * returns its access key's id and secret. Set up what the test needs before: the fixture's own calls are
-   * refused too from then on.
+   * Makes an IAM user `name` allowed `actions` (`glue:GetSchemaVersion`, ...) on every resource, and returns
+   * its access key's id and secret. Before [[enforceIam]]: IAM refuses the fixture's own calls after it.
    */
-  def enforceIam(name: String, actions: Seq[String]): (String, String) = {
+  def iamUser(name: String, actions: Seq[String]): (String, String) = {
     val allowed = actions.map(a => "\"" + a + "\"").mkString(",")
-    val key = server.iamUser(
+    server.iamUser(
       name,
       s"""{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":[$allowed],"Resource":"*"}]}""")
+  }
+
+  /**
+   * From now on, checks every call as AWS does (a valid signature by a key IAM knows, allowed by its policy);
+   * first makes an IAM user `name` allowed `actions`, as [[iamUser]], and returns its key. Set up what the
+   * test needs before: the fixture's own calls are refused too from then on.
+   */
+  def enforceIam(name: String, actions: Seq[String]): (String, String) = {
+    val key = iamUser(name, actions)
     server.enforceIam()
     key
   }
+
+  /** From now on, checks every call as AWS does; make the users first ([[iamUser]]). */
+  def enforceIam(): Unit = server.enforceIam()
 
   /** A call of the fixture's own; fails unless Glue answers 200. */
   private def call(action: String, fields: (String, Any)*): JsonNode = {
