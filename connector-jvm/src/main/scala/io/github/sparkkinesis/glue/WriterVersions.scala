@@ -12,7 +12,7 @@ import org.apache.spark.sql.types.StructType
  *    definition, or registered (the registry checks it against the schema's compatibility rules), or, when
  *    the schema does not exist, created with it as its first version (in `dataFormat`, AVRO by default);
  *  - else the query fails, naming the first column that does not fit.
- * Stateless; each call asks the registry (one to three calls).
+ * Stateless; each call asks the registry: once when the struct fits the version, up to four times otherwise.
  */
 private[sparkkinesis] object WriterVersions {
 
