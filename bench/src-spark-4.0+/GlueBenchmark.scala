@@ -53,11 +53,11 @@ object GlueBenchmark {
   }
 
   def run(cases: Seq[Case], rounds: Int, warmUpSeconds: Double, roundSeconds: Double): Seq[Result] = {
-    val registry = new InMemoryRegistry
+    val registry = new FakeGlueRegistry()
     SchemaVersions.useClients(_ => registry)
     try
       cases.map { kase =>
-        val version = registry.add(kase.schema)
+        val version = registry.add(SchemaRef("bench", kase.schema.getName), "AVRO", kase.schema.toString)
         val dataType = AvroSchemas.sqlType(kase.schema).asInstanceOf[StructType]
         val payloads = kase.records.map(datum(kase.schema, _)).toArray
         val framed = payloads.map(GlueFraming.frame(version.id, _, compress = false))
@@ -207,33 +207,6 @@ object GlueBenchmark {
   }
 
   private def parse(text: String): Schema = new Schema.Parser().parse(text)
-
-  /** A registry of the benchmark's schemas, in memory: the version each record's header names. */
-  private final class InMemoryRegistry extends GlueRegistryApi {
-    private val versions = new java.util.concurrent.ConcurrentHashMap[java.util.UUID, SchemaVersion]()
-
-    def add(schema: Schema): SchemaVersion = {
-      val version = SchemaVersion(
-        java.util.UUID.randomUUID(),
-        s"arn:aws:glue:us-east-1:123456789012:schema/bench/${schema.getName}",
-        "AVRO",
-        schema.toString,
-        1L,
-        SchemaVersion.Available)
-      versions.put(version.id, version)
-      version
-    }
-
-    def schemaVersion(id: java.util.UUID): SchemaVersion = versions.get(id)
-    def schemaVersion(schema: SchemaRef, version: Option[Long]): SchemaVersion =
-      versions.values.asScala.find(_.schema == schema).get
-    def schemaByDefinition(schema: SchemaRef, definition: String): Option[SchemaVersion] = None
-    def registerSchemaVersion(schema: SchemaRef, definition: String): SchemaVersion =
-      throw new UnsupportedOperationException
-    def createSchema(schema: SchemaRef, dataFormat: String, definition: String): SchemaVersion =
-      throw new UnsupportedOperationException
-    def close(): Unit = ()
-  }
 
   private def report(results: Seq[Result], command: String): Unit = {
     println()

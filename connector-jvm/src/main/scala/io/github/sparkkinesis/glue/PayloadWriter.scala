@@ -29,6 +29,12 @@ private[sparkkinesis] object PayloadWriter {
   /** The data formats it writes. */
   val Formats: Set[String] = Set("AVRO", "JSON")
 
+  /** Why it cannot write `format`, if it cannot, as a phrase. */
+  def refusal(format: String): Option[String] =
+    if (Formats.contains(format)) None
+    else
+      Some(s"to_glue_registry does not write the $format format yet (${Formats.toSeq.sorted.mkString(" and ")} only)")
+
   /**
    * A writer of rows of `struct` as payloads of `version`, or why the struct does not fit the version, as a
    * phrase naming the column (`column order.items[].price: ...`) and what to do.
@@ -44,7 +50,7 @@ private[sparkkinesis] object PayloadWriter {
         val encoder = new JsonEncoder(version.definition, struct)
         Right(row => encoder.encode(row))
       } catch { case e: JsonSchemaException => Left(e.getMessage) }
-    case other => Left(s"to_glue_registry does not write the $other format yet (AVRO and JSON only)")
+    case other => Left(refusal(other).get)
   }
 
   /**
@@ -60,8 +66,7 @@ private[sparkkinesis] object PayloadWriter {
       case "JSON" =>
         try Right(JsonSchemas.fromSqlType(struct, schema.schemaName))
         catch { case e: JsonSchemaException => Left(e.getMessage) }
-      case other =>
-        Left(s"to_glue_registry does not register schemas of the $other format yet (AVRO and JSON only)")
+      case other => Left(refusal(other).get)
     }
 
   /** A name Avro allows: letters, digits and `_`, not starting with a digit. */

@@ -27,16 +27,15 @@ private[sparkkinesis] object WriterVersions {
     named match {
       case Some(version) =>
         GlueFunctions.checkUsable(GlueFunctions.ToName, options, version)
-        if (!PayloadWriter.Formats.contains(version.dataFormat))
+        PayloadWriter.refusal(version.dataFormat).foreach { problem =>
           throw GlueRegistryErrors.schemaUnusable(
             GlueFunctions.ToName,
             schema.schemaName,
             schema.registryName,
             version.versionNumber.toString,
             version.dataFormat,
-            s"to_glue_registry does not write the ${version.dataFormat} format yet " +
-              s"(${PayloadWriter.Formats.toSeq.sorted.mkString(" and ")} only)"
-          )
+            problem)
+        }
         PayloadWriter.of(version, struct) match {
           case Right(_) => version
           case Left(problem) if !options.registerSchema =>

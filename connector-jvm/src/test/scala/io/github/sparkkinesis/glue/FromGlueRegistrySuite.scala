@@ -19,15 +19,6 @@ import org.scalatest.funsuite.AnyFunSuite
  */
 class FromGlueRegistrySuite extends AnyFunSuite with RegistryFunctionsSession {
 
-  private val orders = SchemaRef("shop", "orders")
-  private val v1Text =
-    """{"type": "record", "name": "Order", "namespace": "shop", "fields": [
-      |  {"name": "id", "type": "long"}, {"name": "item", "type": "string"}]}""".stripMargin
-  private val v2Text =
-    """{"type": "record", "name": "Order", "namespace": "shop", "fields": [
-      |  {"name": "id", "type": "long"}, {"name": "item", "type": "string"},
-      |  {"name": "price", "type": "double", "default": 0.0}]}""".stripMargin
-
   /** The item as a number: a version Avro cannot resolve to the others (the registry's rule would refuse it). */
   private val v3Text = v2Text.replace(""""item", "type": "string"""", """"item", "type": "int"""")
   private val payments = SchemaRef("shop", "payments")

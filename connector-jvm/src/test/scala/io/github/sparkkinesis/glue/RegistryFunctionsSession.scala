@@ -10,7 +10,8 @@ import org.scalatest.Suite
 /**
  * A local session with the connector's session extension, whose registry functions call a registry in
  * memory (`registry`, new for each suite; the real client is back after it), and what the functions' suites
- * share: their options, both evaluations, the connector's error among a failure's causes.
+ * share: schema `shop/orders` (version 2 adds a field with a default), their options, both evaluations, the
+ * connector's error among a failure's causes.
  */
 trait RegistryFunctionsSession extends SparkStreamingSuite { self: Suite =>
 
@@ -18,6 +19,15 @@ trait RegistryFunctionsSession extends SparkStreamingSuite { self: Suite =>
     Map("spark.sql.extensions" -> "io.github.sparkkinesis.KinesisSparkExtensions")
 
   protected var registry: FakeGlueRegistry = _
+
+  protected val orders = SchemaRef("shop", "orders")
+  protected val v1Text =
+    """{"type": "record", "name": "Order", "namespace": "shop", "fields": [
+      |  {"name": "id", "type": "long"}, {"name": "item", "type": "string"}]}""".stripMargin
+  protected val v2Text =
+    """{"type": "record", "name": "Order", "namespace": "shop", "fields": [
+      |  {"name": "id", "type": "long"}, {"name": "item", "type": "string"},
+      |  {"name": "price", "type": "double", "default": 0.0}]}""".stripMargin
 
   override protected def beforeAll(): Unit = {
     super.beforeAll()

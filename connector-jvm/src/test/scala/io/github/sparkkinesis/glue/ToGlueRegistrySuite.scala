@@ -20,15 +20,6 @@ import org.scalatest.funsuite.AnyFunSuite
  */
 class ToGlueRegistrySuite extends AnyFunSuite with RegistryFunctionsSession {
 
-  private val orders = SchemaRef("shop", "orders")
-  private val v1Text =
-    """{"type": "record", "name": "Order", "namespace": "shop", "fields": [
-      |  {"name": "id", "type": "long"}, {"name": "item", "type": "string"}]}""".stripMargin
-  private val v2Text =
-    """{"type": "record", "name": "Order", "namespace": "shop", "fields": [
-      |  {"name": "id", "type": "long"}, {"name": "item", "type": "string"},
-      |  {"name": "price", "type": "double", "default": 0.0}]}""".stripMargin
-
   private var v1: SchemaVersion = _
   private var v2: SchemaVersion = _
 
