@@ -107,6 +107,36 @@ def test_a_streaming_query_decodes_as_records_arrive(
     assert sorted(tuple(r) for r in rows) == [(1, "apple"), (2, "pear"), (3, "fig")]
 
 
+def test_a_record_that_is_not_framed_fails_the_query_naming_its_stream_shard_and_sequence_number(
+    spark: SparkSession,
+    kinesis: Kinesis,
+    stream: str,
+    orders: Orders,
+    glue_registry: GlueRegistryServer,
+    tmp_path: Path,
+) -> None:
+    answers = put(kinesis.client(), stream, [("key-1", orders.written()[0]), ("key-2", b"not framed")])
+    bad = answers[1]
+    where = f"stream {stream}, shard {bad['ShardId']}, sequence number {bad['SequenceNumber']}"
+
+    batch = spark.read.format("kinesis").options(**kinesis.options(stream)).load()
+    with pytest.raises(Exception) as failed:
+        decoded(batch, orders, glue_registry).collect()
+    assert f"KINESIS_GLUE_RECORD_UNDECODABLE.NOT_FRAMED] from_glue_registry cannot decode the record of {where}" in (
+        str(failed.value)
+    )
+
+    records = read(spark, kinesis.options(stream, initialPosition="trim_horizon"))
+    writer = decoded(records, orders, glue_registry).writeStream.format("noop")
+    query = writer.option("checkpointLocation", str(tmp_path / "cp")).start()
+    try:
+        with pytest.raises(Exception) as stopped:
+            query.awaitTermination(120)
+    finally:
+        query.stop()
+    assert f"cannot decode the record of {where} (10 bytes)" in str(stopped.value)
+
+
 def test_decoded_rows_written_back_by_the_sink_read_the_same_by_aws_deserializer_and_the_connector(
     spark: SparkSession,
     kinesis: Kinesis,

@@ -6,7 +6,7 @@ import io.github.sparkkinesis.offsets.ShardPosition
 import io.github.sparkkinesis.reading.RecordCursor
 import io.github.sparkkinesis.realtime.RealTimeLane.Fetched
 import io.github.sparkkinesis.source.KinesisRecordSchema
-import io.github.sparkkinesis.util.{Clock, SystemClock}
+import io.github.sparkkinesis.util.{Clock, RecordOrigins, SystemClock}
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.connector.read.streaming.{PartitionOffset, SupportsRealTimeRead}
 import org.slf4j.LoggerFactory
@@ -25,7 +25,8 @@ private[sparkkinesis] final class RealTimeReader(
     api: KinesisApi,
     clock: Clock = SystemClock,
     onClose: () => Unit = () => ())
-    extends RealTimeReads {
+    extends RealTimeReads
+    with RecordOrigins.Reader {
 
   private val log = LoggerFactory.getLogger(getClass)
   private val shards = partition.shards.toIndexedSeq
@@ -40,6 +41,7 @@ private[sparkkinesis] final class RealTimeReader(
   private var fetched = Option.empty[Fetched]
   private var cursor = RecordCursor.of(Iterator.empty)
   private var current: InternalRow = _
+  RecordOrigins.register(this)
 
   override def nextBefore(deadlineMs: Long): SupportsRealTimeRead.RecordStatus = {
     var found = clock.nowMillis() < deadlineMs && nextFetched()
@@ -74,6 +76,8 @@ private[sparkkinesis] final class RealTimeReader(
 
   override def get(): InternalRow = current
 
+  override def originOf(data: Array[Byte]): Option[String] = KinesisRecordSchema.originOf(current, data)
+
   override def getOffset(): PartitionOffset =
     RealTimeTaskOffset(shards.indices.map { i =>
       val lag = Some(seen.lags.get(i)).filter(_ >= 0)
@@ -81,6 +85,7 @@ private[sparkkinesis] final class RealTimeReader(
     })
 
   override def close(): Unit = {
+    RecordOrigins.unregister(this)
     try feed.close()
     finally onClose()
     val read = shards.indices.map(i => s"${shards(i).key} ${shards(i).from} to ${positions(i)}: ${counts(i)}")

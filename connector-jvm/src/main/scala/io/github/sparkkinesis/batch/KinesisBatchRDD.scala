@@ -6,7 +6,7 @@ import io.github.sparkkinesis.client.{ClientUse, SharedKinesisApis}
 import io.github.sparkkinesis.config.ReadConfig
 import io.github.sparkkinesis.reading.{RecordCursor, ShardRange, ShardRangesReader}
 import io.github.sparkkinesis.source.KinesisRecordSchema
-import io.github.sparkkinesis.util.SystemClock
+import io.github.sparkkinesis.util.{RecordOrigins, SystemClock}
 import org.apache.spark.{InterruptibleIterator, Partition, SparkContext, TaskContext, TaskKilledException}
 import org.apache.spark.rdd.RDD
 import org.apache.spark.sql.catalyst.InternalRow
@@ -46,8 +46,9 @@ private[sparkkinesis] final class KinesisBatchRDD(
       val ms = (System.nanoTime() - startedAt) / 1000000
       KinesisBatchRDD.log.info(s"Read ${ranges.mkString("; ")}: records=$read bytes=$bytes ms=$ms")
     }
-    val iterator = new Iterator[InternalRow] {
+    val iterator = new Iterator[InternalRow] with RecordOrigins.Reader {
       private var rows: KinesisRecordSchema.RowWriter = _
+      private var current: InternalRow = _
       private var records: RecordCursor = RecordCursor.of(Iterator.empty)
       private var looked = false
       private var more = false
@@ -73,9 +74,13 @@ private[sparkkinesis] final class KinesisBatchRDD(
         looked = false
         read += 1
         bytes += records.dataLength
-        rows.rowOf(records)
+        current = rows.rowOf(records)
+        current
       }
+
+      override def originOf(data: Array[Byte]): Option[String] = KinesisRecordSchema.originOf(current, data)
     }
+    RecordOrigins.register(iterator)
     new InterruptibleIterator(context, iterator)
   }
 }

@@ -8,6 +8,7 @@ import io.github.sparkkinesis.errors.{GlueRegistryErrors, GlueRegistryException,
 import io.github.sparkkinesis.glue.avro.AvroConversionException
 import io.github.sparkkinesis.glue.json.JsonDecodeException
 import io.github.sparkkinesis.glue.protobuf.ProtoDecodeException
+import io.github.sparkkinesis.util.RecordOrigins
 import org.apache.spark.sql.types.DataType
 import org.apache.spark.util.LongAccumulator
 import org.slf4j.LoggerFactory
@@ -116,6 +117,12 @@ private[sparkkinesis] object RecordDecoder {
   /** The kinds of undecodable record this JVM has logged at WARN: the first of each. */
   private val loggedKinds = new ConcurrentHashMap[String, java.lang.Boolean]()
 
-  /** A record, for messages: its size (its bytes are the user's data, which messages do not show). */
-  def describe(record: Array[Byte]): String = s"a record of ${record.length} bytes"
+  /**
+   * A record, for messages: where it was read, when a Kinesis reader of the task handed it on
+   * ([[RecordOrigins]]), and its size; never its bytes, which are the user's data.
+   */
+  def describe(record: Array[Byte]): String = RecordOrigins.of(record) match {
+    case Some(origin) => s"the record of $origin (${record.length} bytes)"
+    case None => s"a record of ${record.length} bytes"
+  }
 }

@@ -4,7 +4,7 @@ package io.github.sparkkinesis.source
 import io.github.sparkkinesis.client.{ExecutorApis, RateLimitErrors}
 import io.github.sparkkinesis.prefetch.{PrefetchRuntime, Segment, SegmentReader}
 import io.github.sparkkinesis.reading.RecordCursor
-import io.github.sparkkinesis.util.SystemClock
+import io.github.sparkkinesis.util.{RecordOrigins, SystemClock}
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.connector.metric.CustomTaskMetric
 import org.apache.spark.sql.connector.read.{InputPartition, PartitionReader, PartitionReaderFactory}
@@ -26,7 +26,7 @@ private[sparkkinesis] final class KinesisPartitionReaderFactory(
 
 /**
  * Reads one partition's stretches in order and turns each record into a row. Runs in one task on an
- * executor; not thread-safe. Logs one line per partition when it closes, and adds AWS' throttling answers
+ * executor; not thread-safe. Tells the functions of its task where a record was read ([[RecordOrigins]]). Logs one line per partition when it closes, and adds AWS' throttling answers
  * to its calls to `rateLimitErrors` then.
  */
 private[sparkkinesis] final class KinesisPartitionReader(
@@ -34,7 +34,8 @@ private[sparkkinesis] final class KinesisPartitionReader(
     runtime: PrefetchRuntime,
     apis: ExecutorApis,
     rateLimitErrors: LongAccumulator)
-    extends PartitionReader[InternalRow] {
+    extends PartitionReader[InternalRow]
+    with RecordOrigins.Reader {
   private val log = LoggerFactory.getLogger(getClass)
   private val startedAt = System.nanoTime()
   private val remaining = partition.segments.iterator
@@ -47,6 +48,7 @@ private[sparkkinesis] final class KinesisPartitionReader(
   private var bytes = 0L
   private var blocksGone = 0
   private val throttled = new RateLimitErrors
+  RecordOrigins.register(this)
 
   override def next(): Boolean = {
     var found = records.exists(_.next())
@@ -79,9 +81,12 @@ private[sparkkinesis] final class KinesisPartitionReader(
 
   override def get(): InternalRow = current
 
+  override def originOf(data: Array[Byte]): Option[String] = KinesisRecordSchema.originOf(current, data)
+
   override def currentMetricsValues(): Array[CustomTaskMetric] = KinesisReadMetrics.taskValues(fromBlocks, fromKinesis)
 
   override def close(): Unit = {
+    RecordOrigins.unregister(this)
     rateLimitErrors.add(throttled.take())
     val ms = (System.nanoTime() - startedAt) / 1000000
     val shards = partition.segments.map(_.shard).distinct

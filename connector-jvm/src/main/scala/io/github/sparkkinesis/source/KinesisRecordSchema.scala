@@ -24,6 +24,15 @@ private[sparkkinesis] object KinesisRecordSchema {
   )
 
   /**
+   * Where the record of `row`, a row of [[schema]], was read, as a phrase naming its stream, shard and
+   * sequence number, if its data is `data` (for [[io.github.sparkkinesis.util.RecordOrigins]]).
+   */
+  def originOf(row: InternalRow, data: Array[Byte]): Option[String] =
+    if (row == null || row.isNullAt(1) || !java.util.Arrays.equals(row.getBinary(1), data)) None
+    else
+      Some(s"stream ${row.getUTF8String(2)}, shard ${row.getUTF8String(3)}, sequence number ${row.getUTF8String(4)}")
+
+  /**
    * The rows of one shard's records. A prefetched record's row is already in its block ([[BlockCursor.row]],
    * laid out by `prefetch.BlockLayout` to this schema) and is handed on as it is; a record as Kinesis
    * returned it is copied once into an `UnsafeRow` (the form Spark keeps rows in). The row returned is
