@@ -122,9 +122,8 @@ def test_a_record_that_is_not_framed_fails_the_query_naming_its_stream_shard_and
     batch = spark.read.format("kinesis").options(**kinesis.options(stream)).load()
     with pytest.raises(Exception) as failed:
         decoded(batch, orders, glue_registry).collect()
-    assert f"KINESIS_GLUE_RECORD_UNDECODABLE.NOT_FRAMED] from_glue_registry cannot decode the record of {where}" in (
-        str(failed.value)
-    )
+    condition = "KINESIS_GLUE_RECORD_UNDECODABLE.NOT_FRAMED"
+    assert f"{condition}] from_glue_registry cannot decode the record of {where}" in str(failed.value)
 
     records = read(spark, kinesis.options(stream, initialPosition="trim_horizon"))
     writer = decoded(records, orders, glue_registry).writeStream.format("noop")
