@@ -1,10 +1,12 @@
 # SPDX-License-Identifier: Apache-2.0
 """Starts and stops an AWS Glue Schema Registry for the Python tests: moto's server, from the test
-environment, on a free loopback port, supervised as the Kinesis emulator is (a lifetime limit, a watchdog
+environment (or the one $MOTO_SERVER names: the other Spark lines' environments, which hold what installs
+on Python 3.9, borrow the primary line's), on a free loopback port, supervised as the Kinesis emulator is (a lifetime limit, a watchdog
 that stops it when the process that started it is gone, stopped by PID)."""
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -31,7 +33,7 @@ class GlueRegistryServer(SupervisedServer):
         return f"http://127.0.0.1:{self.port}"
 
     def start(self, timeout_seconds: float = 60.0) -> GlueRegistryServer:
-        server = Path(sys.executable).parent / "moto_server"
+        server = Path(os.environ.get("MOTO_SERVER") or Path(sys.executable).parent / "moto_server")
         if not server.exists():
             raise RuntimeError(f"{server} is missing: dev/test installs it (python/requirements-dev.txt)")
         self.port = free_port()

@@ -34,8 +34,7 @@ V2 = {**V1, "fields": [*V1["fields"], {"name": "price", "type": "double", "defau
 
 class Orders:
     """Schema `orders` of a registry of its own, with versions 1 and 2 registered by AWS' serializer, and
-    records of each framed by it. AWS' library is imported here: the other Spark lines' environments, which
-    collect this module for their line_smoke tests, do not have it."""
+    records of each framed by it."""
 
     def __init__(self, glue_registry: GlueRegistryServer) -> None:
         from aws_schema_registry import KafkaSerializer, SchemaRegistryClient
@@ -78,6 +77,7 @@ def decoded(df: DataFrame, orders: Orders, glue_registry: GlueRegistryServer, **
     return df.select(column.alias("order")).select("order.*")
 
 
+@pytest.mark.line_smoke
 def test_records_of_two_versions_read_from_kinesis_decode_to_the_latest(
     spark: SparkSession, kinesis: Kinesis, stream: str, orders: Orders, glue_registry: GlueRegistryServer
 ) -> None:
@@ -107,6 +107,7 @@ def test_a_streaming_query_decodes_as_records_arrive(
     assert sorted(tuple(r) for r in rows) == [(1, "apple"), (2, "pear"), (3, "fig")]
 
 
+@pytest.mark.line_smoke
 def test_a_record_that_is_not_framed_fails_the_query_naming_its_stream_shard_and_sequence_number(
     spark: SparkSession,
     kinesis: Kinesis,
@@ -136,6 +137,7 @@ def test_a_record_that_is_not_framed_fails_the_query_naming_its_stream_shard_and
     assert f"cannot decode the record of {where} (10 bytes)" in str(stopped.value)
 
 
+@pytest.mark.line_smoke
 def test_decoded_rows_written_back_by_the_sink_read_the_same_by_aws_deserializer_and_the_connector(
     spark: SparkSession,
     kinesis: Kinesis,
