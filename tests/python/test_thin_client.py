@@ -23,7 +23,10 @@ import pytest
 from conftest import Kinesis, build_wheel, environment_of_a_venv, run_program
 from connect_clients import PRELUDE, result_of, stream_records
 from connect_server import ConnectServer
+from glue_registry_server import GlueRegistryServer
+from test_connect_server import GLUE
 from test_end_to_end import put
+from test_glue_registry import Orders
 
 pytestmark = pytest.mark.thin_client
 
@@ -45,6 +48,20 @@ def thin_client_venv() -> Path:
     if not (venv / "bin" / "python").is_file():
         pytest.fail(f"THIN_CLIENT_VENV={given} has no bin/python", pytrace=False)
     return venv
+
+
+@pytest.fixture(scope="module")
+def thin_python(thin_client_venv: Path, tmp_path_factory: pytest.TempPathFactory) -> str:
+    """The thin environment's Python, with the freshly built wheel installed (it changes with the code; the
+    environment is made once)."""
+    python = str(thin_client_venv / "bin" / "python")
+    wheel = build_wheel(tmp_path_factory.mktemp("wheel"))
+    subprocess.run(
+        [python, "-m", "pip", "install", "--quiet", "--no-deps", "--force-reinstall", str(wheel)],
+        check=True,
+        timeout=300,
+    )
+    return python
 
 
 # What the thin environment holds, asked without importing the package under test.
@@ -108,17 +125,14 @@ spark.stop()
 
 
 def test_a_thin_client_with_only_pyspark_client_and_the_wheel_reads_writes_and_manages_consumers(
-    thin_client_venv: Path, connect_server: ConnectServer, kinesis: Kinesis, stream: str, tmp_path: Path
+    thin_client_venv: Path,
+    thin_python: str,
+    connect_server: ConnectServer,
+    kinesis: Kinesis,
+    stream: str,
+    tmp_path: Path,
 ) -> None:
-    venv = thin_client_venv
-    python = str(venv / "bin" / "python")
-    wheel = build_wheel(tmp_path)
-    # The wheel changes with the code; the environment is made once.
-    subprocess.run(
-        [python, "-m", "pip", "install", "--quiet", "--no-deps", "--force-reinstall", str(wheel)],
-        check=True,
-        timeout=300,
-    )
+    venv, python = thin_client_venv, thin_python
     env = environment_of_a_venv()
 
     held = result_of(run_program(tmp_path, "check.py", CHECK, [], launcher=[python], env=env))
@@ -165,3 +179,19 @@ def test_a_thin_client_with_only_pyspark_client_and_the_wheel_reads_writes_and_m
         "[KINESIS_OPTION_UNKNOWN] The Kinesis connector has no option 'intialPosition'; did you mean "
         "'initialPosition'?"
     ), misspelt
+
+
+def test_a_thin_client_decodes_and_encodes_glue_registry_records(
+    thin_python: str, connect_server: ConnectServer, glue_registry: GlueRegistryServer, tmp_path: Path
+) -> None:
+    # The registry functions reach the server as its SQL functions (the session extension): the thin client
+    # has no JVM to call them on.
+    orders = Orders(glue_registry)
+    framed = json.dumps([record.hex() for record in orders.written()])
+    args = [connect_server.address, orders.registry, json.dumps(glue_registry.options()), framed]
+    ran = run_program(tmp_path, "glue.py", GLUE, args, launcher=[thin_python], env=environment_of_a_venv())
+    result = result_of(ran)
+    assert result["decoded"] == {"value": [[1, "apple", 0.0], [2, "pear", 2.5], [3, "fig", 4.0]]}, result
+    assert result["headers"] == {"value": ["none", "none", "zlib"]}, result
+    assert result["round_trip"] == result["decoded"], result
+    assert result["misspelt"]["raised"]["condition"] == "KINESIS_FUNCTION_OPTION_UNKNOWN", result

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.github.sparkkinesis.glue
 
-import io.github.sparkkinesis.glue.avro.{AvroDecoder, AvroSchemas}
+import io.github.sparkkinesis.glue.avro.{AvroDecodeException, AvroDecoder, AvroSchemas}
 import io.github.sparkkinesis.glue.json.{JsonDecoder, JsonSchemas}
 import io.github.sparkkinesis.glue.protobuf.{ProtoParser, ProtoPayloadReader, ProtoSchemas}
-import org.apache.avro.Schema
+import org.apache.avro.{Schema, SchemaParseException}
 import org.apache.spark.sql.types.DataType
 
 /**
@@ -63,7 +63,13 @@ private[sparkkinesis] final case class AvroFormat(readerDefinition: String, data
       var schema = writers.get(writer.id)
       if (schema == null) {
         if (writers.size >= AvroFormat.MaxWritersPerTask) writers.clear()
-        schema = AvroFormat.parse(writer.definition)
+        schema =
+          try AvroFormat.parse(writer.definition)
+          catch {
+            case e: SchemaParseException =>
+              // Without its cause: the error shows the root cause's message, and this one says what it is.
+              throw new AvroDecodeException(s"the version's definition cannot be read: ${e.getMessage}", null)
+          }
         writers.put(writer.id, schema)
       }
       decoder.decode(schema, bytes, offset, length)

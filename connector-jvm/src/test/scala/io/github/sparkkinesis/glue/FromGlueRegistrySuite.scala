@@ -109,6 +109,19 @@ class FromGlueRegistrySuite extends AnyFunSuite with RegistryFunctionsSession {
       assert(invalid.getCondition == "KINESIS_GLUE_RECORD_UNDECODABLE.INVALID")
       assert(invalid.getMessage.contains(s"not valid for version 3 (${v3.id}, AVRO)"))
     } finally registry.remove(v3.id)
+
+    // A writer version whose definition is no Avro schema (the registry checks definitions; a test server
+    // or a hand-made schema may not): the record's failure, in each mode, not the task's.
+    val broken = registry.add(orders, "AVRO", """{"type": "record", "name": "Order", "fields": [{"name": "id"}]}""")
+    try {
+      val record = GlueFraming.frame(broken.id, avro(v1Text, "id" -> 8L, "item" -> "kiwi"), compress = false)
+      val unreadable = failure(decode(Seq(record), "schemaVersion" -> "2").collect())
+      assert(unreadable.getCondition == "KINESIS_GLUE_RECORD_UNDECODABLE.INVALID")
+      assert(unreadable.getMessage.contains(
+        s"not valid for version ${broken.versionNumber} (${broken.id}, AVRO): the version's definition cannot be read"))
+      val permissive = decode(written :+ record, "schemaVersion" -> "2", "mode" -> "PERMISSIVE").collect()
+      assert(permissive.count(_.isNullAt(0)) == 1 && permissive.length == 4)
+    } finally registry.remove(broken.id)
   }
 
   test("PERMISSIVE: records that cannot be decoded are null and counted; the others decode") {
