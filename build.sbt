@@ -324,7 +324,19 @@ def connectorFor(lineId: String): Project = {
         (Test / testOnly).toTask(suites.sorted.mkString(" ", " ", ""))
       }.value
     )
+    .settings(if (line == primaryLine) gsrOracleTests else Nil)
 }
+
+/**
+ * On the primary line only: the suite that checks the registry functions against AWS' own Java serde
+ * (integration/GlueSerdeOracleSuite, in src/test/scala-gsr-oracle), and the class path of the serde's JVM
+ * (gsrOracle below) that it starts. The other lines' jars hold the same Glue code; and their sbt sessions,
+ * which dev/test runs beside the primary line's, leave the oracle's project alone.
+ */
+lazy val gsrOracleTests: Seq[Def.Setting[_]] = Seq(
+  Test / unmanagedSourceDirectories += baseDirectory.value / "src" / "test" / "scala-gsr-oracle",
+  Test / javaOptions += s"-Dkinesis.test.gsrOracleClasspath=${(gsrOracle / writeOracleClasspath).value}"
+)
 
 lazy val spark43_213 = connectorFor("4.3_2.13")
 lazy val spark35_212 = connectorFor("3.5_2.12")
@@ -339,8 +351,8 @@ lazy val lineProjects = Seq(spark43_213, spark35_212, spark35_213, spark40_213, 
 // software.amazon.glue:schema-registry-serde (AWS' Java serializer and deserializer) brings 118 jars: Kafka's
 // clients, two AWS SDKs, Kotlin, Wire, a Scala 2.12 library that clashes with Spark 4's. None of it may reach
 // the connector's class path, jar or pom: a small Java program (tests/gsr-oracle) runs it in a JVM of its own,
-// which the connector's tests start. Plain Java; not a line, and not aggregated by the root: no publish,
-// assembly or release builds or carries it.
+// which the primary line's integration/GlueSerdeOracleSuite starts (gsrOracleTests). Plain Java; not a line,
+// and not aggregated by the root: no publish, assembly or release builds or carries it.
 lazy val gsrOracle = (project in file("tests/gsr-oracle"))
   .settings(
     name := "gsr-oracle",
