@@ -28,6 +28,7 @@ val awsSdkVersion = "2.57.8" // every SDK module at one version, as its BOM woul
 val scalatestVersion = "3.2.19"
 val kclVersion = "2.6.1" // tests only: the outside oracle of the KPL format
 val kclProtobufVersion = "4.27.5" // the protobuf runtime that KCL version is generated for
+val glueSerdeVersion = "1.1.27" // tests only, in a JVM of its own: the outside oracle of the Glue registry's formats
 val shadedPrefix = "io.github.sparkkinesis.shaded"
 val projectUrl = "https://github.com/sparkkinesis/spark-kinesis" // also in python/pyproject.toml
 
@@ -69,6 +70,10 @@ lazy val unitTest = taskKey[Unit]("Runs the unit tests: every suite outside the 
 /** Lists Spark's jars of a line in target/<line>/spark-jars.txt, for a Spark home made of them (dev/lib.sh). */
 lazy val writeSparkJars =
   taskKey[File]("Writes the line's Spark jars, one path a line, to target/<line>/spark-jars.txt")
+
+/** The class path of the Glue serde oracle's JVM (tests/gsr-oracle): its classes and the serde's jars. */
+lazy val writeOracleClasspath =
+  taskKey[File]("Writes the Glue serde oracle's class path, one path a line, to tests/gsr-oracle/target/classpath.txt")
 
 /** The line's jar that the tests and the Python end-to-end tests load. */
 lazy val connectorJar = taskKey[File]("The shaded connector jar (the assembly), built if a source changed")
@@ -319,7 +324,19 @@ def connectorFor(lineId: String): Project = {
         (Test / testOnly).toTask(suites.sorted.mkString(" ", " ", ""))
       }.value
     )
+    .settings(if (line == primaryLine) gsrOracleTests else Nil)
 }
+
+/**
+ * On the primary line only: the suite that checks the registry functions against AWS' own Java serde
+ * (integration/GlueSerdeOracleSuite, in src/test/scala-gsr-oracle), and the class path of the serde's JVM
+ * (gsrOracle below) that it starts. The other lines' jars hold the same Glue code; and their sbt sessions,
+ * which dev/test runs beside the primary line's, leave the oracle's project alone.
+ */
+lazy val gsrOracleTests: Seq[Def.Setting[_]] = Seq(
+  Test / unmanagedSourceDirectories += baseDirectory.value / "src" / "test" / "scala-gsr-oracle",
+  Test / javaOptions += s"-Dkinesis.test.gsrOracleClasspath=${(gsrOracle / writeOracleClasspath).value}"
+)
 
 lazy val spark43_213 = connectorFor("4.3_2.13")
 lazy val spark35_212 = connectorFor("3.5_2.12")
@@ -329,6 +346,27 @@ lazy val spark41_213 = connectorFor("4.1_2.13")
 lazy val spark42_213 = connectorFor("4.2_2.13")
 
 lazy val lineProjects = Seq(spark43_213, spark35_212, spark35_213, spark40_213, spark41_213, spark42_213)
+
+// ---- tests only: AWS' own Glue Schema Registry serde, the outside oracle of the registry functions ----
+// software.amazon.glue:schema-registry-serde (AWS' Java serializer and deserializer) brings 118 jars: Kafka's
+// clients, two AWS SDKs, Kotlin, Wire, a Scala 2.12 library that clashes with Spark 4's. None of it may reach
+// the connector's class path, jar or pom: a small Java program (tests/gsr-oracle) runs it in a JVM of its own,
+// which the primary line's integration/GlueSerdeOracleSuite starts (gsrOracleTests). Plain Java; not a line,
+// and not aggregated by the root: no publish, assembly or release builds or carries it.
+lazy val gsrOracle = (project in file("tests/gsr-oracle"))
+  .settings(
+    name := "gsr-oracle",
+    crossPaths := false,
+    autoScalaLibrary := false,
+    javacOptions ++= Seq("--release", "17"),
+    libraryDependencies += "software.amazon.glue" % "schema-registry-serde" % glueSerdeVersion,
+    publish / skip := true,
+    writeOracleClasspath := {
+      val out = target.value / "classpath.txt"
+      IO.writeLines(out, (Runtime / fullClasspath).value.files.map(_.getAbsolutePath))
+      out
+    }
+  )
 
 lazy val root = (project in file("."))
   .aggregate(lineProjects.map(p => p: ProjectReference): _*)
