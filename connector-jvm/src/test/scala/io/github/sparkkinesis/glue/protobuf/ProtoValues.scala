@@ -56,6 +56,9 @@ object ProtoValues {
   def value(dataType: DataType, nullable: Boolean): Gen[Any] =
     if (nullable) Gen.frequency(1 -> Gen.const(null), 5 -> nonNull(dataType)) else nonNull(dataType)
 
+  /** A value of `dataType`, not null; zero one time in five. */
+  def nonNullValue(dataType: DataType): Gen[Any] = nonNull(dataType)
+
   private def zeroOr[T](gen: Gen[T], zero: T): Gen[T] = Gen.frequency(1 -> Gen.const(zero), 4 -> gen)
 
   private def nonNull(dataType: DataType): Gen[Any] = dataType match {
