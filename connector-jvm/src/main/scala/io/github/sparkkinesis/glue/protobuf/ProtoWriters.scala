@@ -34,7 +34,7 @@ import org.apache.spark.sql.types._
  * [[ProtoEncodeException]], as does a name the enum lacks, two members of one oneof set, or a proto3
  * string that is no UTF-8.
  *
- * The writers of single values (scalars, enums, Timestamp and Duration) are [[ProtoValueWriters]]'.
+ * The writers of single values (scalars, enums, Timestamp and Duration) are in [[ProtoValueWriters]].
  *
  * Runs on executors, built once per [[ProtoEncoder]]. The writers hold no state: thread-safe as far as the
  * [[ProtoWireWriter]] they are given is.
@@ -199,10 +199,11 @@ private[protobuf] object ProtoWriters {
 
   // ---- values ----
 
-  private final class MessageValue(write: MessageWrite, fields: Int) extends Value(2) {
+  /** A nested message: its length, then its fields. */
+  private final class MessageValue(nested: MessageWrite, fields: Int) extends Value(2) {
     def write(out: ProtoWireWriter, from: SpecializedGetters, at: Int): Unit = {
       val start = out.beginLength()
-      write(out, from.getStruct(at, fields))
+      nested(out, from.getStruct(at, fields))
       out.endLength(start)
     }
     def isZero(from: SpecializedGetters, at: Int): Boolean = false
