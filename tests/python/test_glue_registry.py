@@ -3,7 +3,8 @@
 (``aws-glue-schema-registry``, the outside oracle of the framing) against moto's registry on loopback, put
 into a Kinesis stream, and decoded by ``from_glue_registry`` in a batch read, a streaming query and SQL, in a
 fresh PySpark session with the built connector jar; written back by ``to_glue_registry`` and the sink, and
-read again by AWS' deserializer and by the connector.
+read again by AWS' deserializer and by the connector. Protobuf records ``to_glue_registry`` writes are read by
+the classes protoc (grpcio-tools) generates of the registered ``.proto`` file, the struct's own included.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from __future__ import annotations
 import secrets
 import struct
 from collections.abc import Callable, Iterator
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
@@ -264,6 +266,169 @@ def test_protobuf_records_framed_by_aws_serializer_decode_to_the_latest_version(
     assert decoded.schema["order"].dataType.simpleString() == "struct<id:bigint,item:string,price:double>"
     rows = sorted(tuple(r) for r in decoded.select("order.*").collect())
     assert rows == [(1, "apple", None), (2, "pear", 2.5)]
+
+
+SHOP_PROTO = """syntax = "proto3";
+package shop;
+import "google/protobuf/timestamp.proto";
+
+message Order {
+  int64 id = 1;
+  string item = 2;
+  repeated Line lines = 3;
+  map<string, int64> stock = 4;
+  Status status = 5;
+  google.protobuf.Timestamp at = 6;
+  optional double price = 7;
+  enum Status { NEW = 0; PAID = 1; SHIPPED = 2; }
+  message Line { string sku = 1; sint32 qty = 2; }
+}
+message Refund { int64 order_id = 1; string reason = 2; }
+"""
+
+
+def _protoc_module(definition: str, name: str, directory: Path) -> Any:
+    """The Python module protoc (grpcio-tools) generates of a registered .proto definition, imported."""
+    import importlib
+    import subprocess
+    import sys
+
+    (directory / f"{name}.proto").write_text(definition, encoding="utf-8")
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "grpc_tools.protoc",
+            f"-I{directory}",
+            f"--python_out={directory}",
+            f"{name}.proto",
+        ],
+        check=True,
+    )
+    sys.path.insert(0, str(directory))
+    try:
+        return importlib.import_module(f"{name}_pb2")
+    finally:
+        sys.path.remove(str(directory))
+
+
+def _unframed(record: bytes, version_id: str) -> tuple[int, bytes]:
+    """A Protobuf record's message index and message, its header checked: as a consumer without the
+    connector reads them (the registry's 18 bytes, then the index, an unsigned varint)."""
+    import uuid
+
+    assert record[:2] == b"\x03\x00", "framed, not compressed"
+    assert str(uuid.UUID(bytes=record[2:18])) == version_id
+    index, shift, position = 0, 0, 18
+    while True:
+        byte = record[position]
+        index |= (byte & 0x7F) << shift
+        position += 1
+        if byte < 0x80:
+            return index, record[position:]
+        shift += 7
+
+
+def test_rows_written_as_protobuf_are_read_by_protoc_generated_classes(
+    spark: SparkSession, glue_registry: GlueRegistryServer, tmp_path: Path
+) -> None:
+    glue = glue_registry.client()
+    registry = f"shop-{secrets.token_hex(3)}"
+    glue.create_registry(RegistryName=registry)
+    created = glue.create_schema(
+        RegistryId={"RegistryName": registry},
+        SchemaName="orders",
+        DataFormat="PROTOBUF",
+        Compatibility="BACKWARD",
+        SchemaDefinition=SHOP_PROTO,
+    )
+    at = datetime(2026, 11, 28, 1, 2, 3, 456789, tzinfo=timezone.utc)
+    frame = spark.createDataFrame(
+        [(1, "apple", [("a-1", -2)], {"x": 3}, "PAID", at, 2.5), (2, "", [], {}, "NEW", None, 0.0)],
+        "id BIGINT, item STRING, lines ARRAY<STRUCT<sku: STRING, qty: INT>>, stock MAP<STRING, BIGINT>, "
+        "status STRING, at TIMESTAMP, price DOUBLE",
+    )
+    columns = F.struct("id", "item", "lines", "stock", "status", "at", "price")
+    encoded = frame.select(
+        to_glue_registry(columns, "orders", registry, glue_registry.options()).alias("data")
+    )
+    shop = _protoc_module(SHOP_PROTO, "shop_orders", tmp_path)
+    payloads = {}
+    for row in encoded.collect():
+        index, payload = _unframed(bytes(row.data), created["SchemaVersionId"])
+        assert index == 0, (
+            "shop.Order: the first of shop.Order, shop.Order.Line, shop.Order.StockEntry, shop.Refund"
+        )
+        message = shop.Order.FromString(payload)
+        assert message.SerializeToString() == payload, "protobuf's own bytes of the message"
+        payloads[message.id] = (message, payload)
+    first = payloads[1][0]
+    lines = [(line.sku, line.qty) for line in first.lines]
+    assert (first.item, lines, dict(first.stock), first.price) == ("apple", [("a-1", -2)], {"x": 3}, 2.5)
+    assert shop.Order.Status.Name(first.status) == "PAID"
+    assert first.at.ToMicroseconds() == int(at.timestamp()) * 1_000_000 + 456789
+    # proto3 zeros of fields without presence are not written; an optional field's zero is.
+    assert payloads[2][1] == b"\x08\x02" + b"\x39" + struct.pack("<d", 0.0)
+
+    # messageName: the file's second message, read back by from_glue_registry naming it too.
+    refund = F.struct(F.col("id").alias("order_id"), F.lit("late").alias("reason"))
+    options = glue_registry.options(messageName="Refund")
+    refunds = frame.select(to_glue_registry(refund, "orders", registry, options).alias("data"))
+    for row in refunds.collect():
+        index, payload = _unframed(bytes(row.data), created["SchemaVersionId"])
+        assert index == 3 and shop.Refund.FromString(payload).reason == "late"
+    back = refunds.select(from_glue_registry("data", "orders", registry, options).alias("r")).select("r.*")
+    assert sorted(tuple(r) for r in back.collect()) == [(1, "late"), (2, "late")]
+
+
+def test_register_schema_creates_a_protobuf_schema_protoc_compiles(
+    spark: SparkSession, glue_registry: GlueRegistryServer, tmp_path: Path
+) -> None:
+    glue = glue_registry.client()
+    registry = f"shop-{secrets.token_hex(3)}"
+    glue.create_registry(RegistryName=registry)
+    frame = spark.createDataFrame(
+        [(1, "apple", [("a-1", 2)], {"x": 3}, 0), (2, None, None, None, 5)],
+        "id BIGINT NOT NULL, item STRING, line_items ARRAY<STRUCT<sku: STRING, qty: INT>>, "
+        "stock MAP<STRING, BIGINT>, level SMALLINT",
+    )
+    columns = F.struct("id", "item", "line_items", "stock", "level")
+    options = glue_registry.options(registerSchema="true", dataFormat="PROTOBUF")
+    framed = [
+        bytes(r.data)
+        for r in frame.select(to_glue_registry(columns, "refunds", registry, options).alias("data")).collect()
+    ]
+    version = glue.get_schema_version(
+        SchemaId={"RegistryName": registry, "SchemaName": "refunds"},
+        SchemaVersionNumber={"LatestVersion": True},
+    )
+    assert version["DataFormat"] == "PROTOBUF" and version["VersionNumber"] == 1
+    # protoc compiles the struct's own .proto; its classes read the records.
+    module = _protoc_module(version["SchemaDefinition"], "refunds_struct", tmp_path)
+    decoded = {}
+    for record in framed:
+        index, payload = _unframed(record, version["SchemaVersionId"])
+        assert index == 0
+        message = module.refunds.FromString(payload)
+        assert message.SerializeToString() == payload
+        decoded[message.id] = message
+    apple, other = decoded[1], decoded[2]
+    assert (apple.item, [(i.sku, i.qty) for i in apple.line_items], dict(apple.stock)) == (
+        "apple",
+        [("a-1", 2)],
+        {"x": 3},
+    )
+    assert apple.HasField("level") and apple.level == 0, "a nullable column is optional: its zero is kept"
+    assert not other.HasField("item") and list(other.line_items) == [] and other.level == 5
+    back = frame.select(to_glue_registry(columns, "refunds", registry, options).alias("data")).select(
+        from_glue_registry("data", "refunds", registry, glue_registry.options()).alias("r")
+    )
+    assert back.schema["r"].dataType.simpleString() == (
+        "struct<id:bigint,item:string,line_items:array<struct<sku:string,qty:int>>,stock:map<string,bigint>,"
+        "level:int>"
+    )
+    rows = sorted((r.id, r.item, r.level) for r in back.select("r.*").collect())
+    assert rows == [(1, "apple", 0), (2, None, 5)]
 
 
 def test_sql_and_the_header_and_permissive_mode(

@@ -35,13 +35,16 @@ def from_glue_registry(
     """Decodes records framed by the AWS Glue Schema Registry into a struct of the type of schema
     ``schema_name``'s latest version (or the version the option ``schemaVersion`` names), which the registry
     is asked for now. Each record is read with the version its header names, asked once per version and
-    executor, and resolved to that one by the format's rules (Avro's schema resolution).
+    executor, and resolved to that one by the format's rules (Avro's schema resolution, Protobuf's field
+    numbers).
 
     :param data: the binary column of framed records, or its name
     :param options: ``region``, ``endpoint`` (the Glue endpoint), the connector's credential and role options
         (``awsAccessKey``, ``roleArn``, ...), ``schemaVersion`` (``latest`` or a number), ``mode``
-        (``FAILFAST``, the default, or ``PERMISSIVE``: a record that cannot be decoded is null) and
-        ``dataFormat`` (``AVRO``, ``JSON`` or ``PROTOBUF``, checked against the registry's)
+        (``FAILFAST``, the default, or ``PERMISSIVE``: a record that cannot be decoded is null),
+        ``dataFormat`` (``AVRO``, ``JSON`` or ``PROTOBUF``, checked against the registry's) and
+        ``messageName`` (for a Protobuf schema, the message of its ``.proto`` file records are read as, by
+        full or simple name; the file's first message by default)
     :raises KinesisOptionError: for an option the function does not take or cannot read, or a schema it
         cannot decode
     """
@@ -54,15 +57,17 @@ def to_glue_registry(
     registry_name: str = DEFAULT_REGISTRY,
     options: Mapping[str, str] | None = None,
 ) -> Column:
-    """Encodes each row of a struct column as a record framed by the AWS Glue Schema Registry, written with
-    schema ``schema_name``'s latest version (or the version the option ``schemaVersion`` names): the records
-    that the registry's deserializers (KCL, Flink, Lambda) and :func:`from_glue_registry` read. The version is
-    chosen when the query is analysed; a struct whose columns do not fit it is refused then, naming the
-    column, unless the option ``registerSchema`` registers the struct's own schema as a new version.
+    """Encodes each row of a struct column as a record framed by the AWS Glue Schema Registry (Avro, JSON or
+    Protobuf), written with schema ``schema_name``'s latest version (or the version the option
+    ``schemaVersion`` names): the records that the registry's deserializers (KCL, Flink, Lambda) and
+    :func:`from_glue_registry` read. The version is chosen when the query is analysed; a struct whose columns
+    do not fit it is refused then, naming the column, unless the option ``registerSchema`` registers the
+    struct's own schema as a new version.
 
     :param struct: the struct column, or its name (``F.struct("id", "item")`` makes one of columns)
     :param options: ``region``, ``endpoint`` (the Glue endpoint), the connector's credential and role options,
         ``schemaVersion`` (``latest`` or a number), ``dataFormat`` (checked against the registry's),
+        ``messageName`` (for a Protobuf schema, the message of its ``.proto`` file rows are written as),
         ``registerSchema`` (``true`` to register the struct's schema when no version fits it) and
         ``compression`` (``none`` or ``zlib``)
     :raises KinesisOptionError: for an option the function does not take or cannot read (the struct is

@@ -177,7 +177,7 @@ private[sparkkinesis] object GlueRegistryErrors {
       "registry" -> registry,
       "version" -> version,
       "format" -> format,
-      "problem" -> problem)
+      "problem" -> problem.stripSuffix("."))
 
   /** A struct `to_glue_registry` cannot write as a version; `problem` names the column and what is wrong. */
   def structMismatch(

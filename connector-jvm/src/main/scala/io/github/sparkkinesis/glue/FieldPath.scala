@@ -2,7 +2,7 @@
 package io.github.sparkkinesis.glue
 
 /**
- * How the messages of the Avro and JSON converters name a place in a nested value: field names joined by
+ * How the messages of the Avro, JSON and Protobuf converters name a place in a nested value: field names joined by
  * dots, `[]` for an array's elements and `{}` for a map's values, an Avro union's branches by the names of
  * the struct Spark gives them (`member0`, ...). For example `order.items[].price`, `order.tags{}`,
  * `event.payload.member1`.

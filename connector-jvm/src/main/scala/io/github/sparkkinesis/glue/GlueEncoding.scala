@@ -4,6 +4,7 @@ package io.github.sparkkinesis.glue
 import io.github.sparkkinesis.errors.{GlueRegistryErrors, KinesisErrors}
 import io.github.sparkkinesis.glue.avro.AvroEncodeException
 import io.github.sparkkinesis.glue.json.JsonEncodeException
+import io.github.sparkkinesis.glue.protobuf.ProtoEncodeException
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.types.StructType
 
@@ -32,13 +33,15 @@ private[sparkkinesis] final class RowEncoder(encoding: GlueEncoding, struct: Str
   private val writer = encoding.writer
 
   private val payload =
-    PayloadWriter.of(writer, struct).fold(problem => throw WriterVersions.mismatch(writer, problem), identity)
+    PayloadWriter
+      .of(writer, struct, encoding.options.messageName)
+      .fold(problem => throw WriterVersions.mismatch(writer, problem), identity)
 
   def encode(row: InternalRow): Array[Byte] = {
     val bytes =
       try payload.write(row)
       catch {
-        case e @ (_: AvroEncodeException | _: JsonEncodeException) =>
+        case e @ (_: AvroEncodeException | _: JsonEncodeException | _: ProtoEncodeException) =>
           throw GlueRegistryErrors.rowUnencodable(
             writer.schemaName,
             writer.registryName,

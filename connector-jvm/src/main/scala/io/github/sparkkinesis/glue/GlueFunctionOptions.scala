@@ -29,6 +29,8 @@ private[sparkkinesis] object DecodeMode {
  * @param mode           decoding: what a record that cannot be decoded does
  * @param registerSchema encoding: whether a struct no version fits registers its own schema as one
  * @param compress       encoding: whether payloads are compressed (zlib)
+ * @param messageName    Protobuf: the message of the `.proto` file records are read or written as, by full
+ *                       or simple name (None: the file's first message)
  */
 private[sparkkinesis] final case class GlueFunctionOptions(
     registry: GlueRegistryConfig,
@@ -37,7 +39,8 @@ private[sparkkinesis] final case class GlueFunctionOptions(
     mode: DecodeMode,
     dataFormat: Option[String],
     registerSchema: Boolean,
-    compress: Boolean)
+    compress: Boolean,
+    messageName: Option[String] = None)
 
 /**
  * The options the registry functions take, declared once: where the registry is and as whom to call it (the
@@ -101,6 +104,22 @@ private[sparkkinesis] object GlueFunctionOptions {
       "AVRO"
     )(choice("avro" -> "AVRO", "json" -> "JSON", "protobuf" -> "PROTOBUF"))
 
+  val MessageName: OptionSpec[String] =
+    plain(
+      "messageName",
+      null,
+      "PROTOBUF schemas: the message of the schema's .proto file that records are read or written as, by its " +
+        "full name or, when no other message has it, its name alone. Default: the file's first message. With " +
+        "registerSchema, the struct's own .proto declares this message (package, then name), and a schema " +
+        "created without dataFormat is PROTOBUF.",
+      "shop.Order"
+    )(
+      matching(
+        "[A-Za-z_][A-Za-z0-9_]*(\\.[A-Za-z_][A-Za-z0-9_]*)*",
+        "a Protobuf message name, such as Order or shop.Order",
+        "expected a message name: letters, digits and _, not starting with a digit, in parts joined by dots"
+      ))
+
   val RegisterSchema: OptionSpec[Boolean] =
     plain(
       "registerSchema",
@@ -133,10 +152,11 @@ private[sparkkinesis] object GlueFunctionOptions {
   )
 
   /** What `from_glue_registry` takes. */
-  val decoding: Seq[OptionSpec[_]] = where ++ Seq(SchemaVersion, Mode, DataFormat)
+  val decoding: Seq[OptionSpec[_]] = where ++ Seq(SchemaVersion, Mode, DataFormat, MessageName)
 
   /** What `to_glue_registry` takes. */
-  val encoding: Seq[OptionSpec[_]] = where ++ Seq(SchemaVersion, DataFormat, RegisterSchema, Compression)
+  val encoding: Seq[OptionSpec[_]] =
+    where ++ Seq(SchemaVersion, DataFormat, MessageName, RegisterSchema, Compression)
 
   /** Every option of the functions, in the order the reference lists them. */
   val all: Seq[OptionSpec[_]] = (decoding ++ encoding).distinct
@@ -173,14 +193,25 @@ private[sparkkinesis] object GlueFunctionOptions {
         "a struct is written with the version schemaVersion names, or with a version registered for it. " +
           "Leave schemaVersion out (latest) to register versions."
       )
+    val dataFormat = options.get(DataFormat)
+    val messageName = options.get(MessageName)
+    dataFormat.filter(f => messageName.isDefined && f != "PROTOBUF").foreach { format =>
+      throw KinesisErrors.optionsConflict(
+        MessageName.key,
+        DataFormat.key,
+        s"messageName names a message of a PROTOBUF schema's .proto file, and dataFormat says $format, whose " +
+          "schemas describe one record type. Remove messageName, or set dataFormat to PROTOBUF."
+      )
+    }
     GlueFunctionOptions(
       GlueRegistryConfig(region, endpoint, credentials),
       schema,
       version,
       options.required(Mode),
-      options.get(DataFormat),
+      dataFormat,
       register,
-      options.required(Compression)
+      options.required(Compression),
+      messageName
     )
   }
 

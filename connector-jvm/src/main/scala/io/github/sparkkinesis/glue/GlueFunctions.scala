@@ -44,7 +44,10 @@ private[sparkkinesis] object GlueFunctions {
     val reader = SchemaVersions.client(parsed.registry).schemaVersion(schema, parsed.version)
     checkUsable(FromName, parsed, reader)
     val format =
-      try PayloadFormat.of(reader).fold(problem => throw unusable(FromName, parsed, reader, problem), identity)
+      try
+        PayloadFormat
+          .of(reader, parsed.messageName)
+          .fold(problem => throw unusable(FromName, parsed, reader, problem), identity)
       catch {
         case e: AvroConversionException => throw unusable(FromName, parsed, reader, e.getMessage)
         case e: JsonSchemaException => throw unusable(FromName, parsed, reader, e.getMessage)
@@ -74,7 +77,10 @@ private[sparkkinesis] object GlueFunctions {
       new GlueEncodingCall(GlueFunctionOptions.parse(ToName, GlueFunctionOptions.encoding, schema, options)))
   }
 
-  /** Refuses a version `function` cannot work with: one not AVAILABLE, or not of the option dataFormat's. */
+  /**
+   * Refuses a version `function` cannot work with: one not AVAILABLE, not of the option dataFormat's, or not
+   * PROTOBUF when the option messageName is given.
+   */
   def checkUsable(function: String, options: GlueFunctionOptions, version: SchemaVersion): Unit = {
     if (!version.available)
       throw unusable(
@@ -85,6 +91,14 @@ private[sparkkinesis] object GlueFunctions {
     options.dataFormat.filter(_ != version.dataFormat).foreach { expected =>
       throw unusable(function, options, version, s"the option dataFormat says $expected")
     }
+    if (options.messageName.isDefined && version.dataFormat != "PROTOBUF")
+      throw unusable(
+        function,
+        options,
+        version,
+        s"the option messageName names a message of a PROTOBUF schema's .proto file, and this schema is " +
+          s"${version.dataFormat}, of one record type. Remove messageName"
+      )
   }
 
   private def unusable(function: String, options: GlueFunctionOptions, version: SchemaVersion, problem: String) =

@@ -30,22 +30,25 @@ private[sparkkinesis] trait PayloadReader {
 private[sparkkinesis] object PayloadFormat {
 
   /**
-   * The format of a reader schema version, or why it cannot be read, as a phrase.
+   * The format of a reader schema version, or why it cannot be read, as a phrase. Protobuf records are read
+   * as the message `messageName` names (the option messageName), or the file's first message.
    *
    * @throws io.github.sparkkinesis.glue.avro.AvroConversionException if its Avro schema has no Spark type
    * @throws io.github.sparkkinesis.glue.json.JsonSchemaException if its JSON Schema has no Spark type
    * @throws io.github.sparkkinesis.glue.protobuf.ProtoSchemaException if its .proto file cannot be read, or
-   *                                                                   its message has no Spark type
+   *                                                                   has no message `messageName`, or its
+   *                                                                   message has no Spark type
    */
-  def of(reader: SchemaVersion): Either[String, PayloadFormat] = reader.dataFormat match {
-    case "AVRO" => Right(AvroFormat(reader.definition, AvroSchemas.sqlType(AvroFormat.parse(reader.definition))))
-    case "JSON" => Right(JsonFormat(reader.definition, JsonSchemas.sqlType(reader.definition)))
-    case "PROTOBUF" =>
-      val file = ProtoParser.parse(reader.definition)
-      val message = ProtoSchemas.readerMessage(file).fullName
-      Right(ProtobufFormat(reader.definition, message, ProtoSchemas.sqlType(file, message)))
-    case other => Left(s"from_glue_registry does not read the $other format yet (AVRO, JSON and PROTOBUF only)")
-  }
+  def of(reader: SchemaVersion, messageName: Option[String] = None): Either[String, PayloadFormat] =
+    reader.dataFormat match {
+      case "AVRO" => Right(AvroFormat(reader.definition, AvroSchemas.sqlType(AvroFormat.parse(reader.definition))))
+      case "JSON" => Right(JsonFormat(reader.definition, JsonSchemas.sqlType(reader.definition)))
+      case "PROTOBUF" =>
+        val file = ProtoParser.parse(reader.definition)
+        val message = ProtoSchemas.recordMessage(file, messageName).fullName
+        Right(ProtobufFormat(reader.definition, message, ProtoSchemas.sqlType(file, message)))
+      case other => Left(s"from_glue_registry does not read the $other format yet (AVRO, JSON and PROTOBUF only)")
+    }
 }
 
 /**
@@ -99,8 +102,9 @@ private[sparkkinesis] final case class JsonFormat(readerDefinition: String, data
 }
 
 /**
- * Protobuf: each payload the registry's message index, then a message of the reader version's first
- * message type, `messageName` (see [[io.github.sparkkinesis.glue.protobuf.GsrMessageIndex]]). Protobuf
+ * Protobuf: each payload the registry's message index, then a message of type `messageName` of the reader
+ * version's file (the option messageName's, else the file's first; see
+ * [[io.github.sparkkinesis.glue.protobuf.GsrMessageIndex]]). Protobuf
  * resolves versions by field number, so the reader's type alone reads every version's records: fields the
  * reader lacks are skipped, those the record lacks are null (or their proto2 default). The writer's
  * version is used only to check that the record's index names the reader's message in the writer's file.

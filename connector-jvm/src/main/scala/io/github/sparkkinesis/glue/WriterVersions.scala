@@ -10,7 +10,8 @@ import org.apache.spark.sql.types.StructType
  *  - the version `schemaVersion` names (the latest by default), if the struct fits it;
  *  - else, with `registerSchema`, the version whose definition is the struct's own schema: found by its
  *    definition, or registered (the registry checks it against the schema's compatibility rules), or, when
- *    the schema does not exist, created with it as its first version (in `dataFormat`, AVRO by default);
+ *    the schema does not exist, created with it as its first version (in `dataFormat`; by default AVRO,
+ *    or PROTOBUF when the option messageName names a message);
  *  - else the query fails, naming the first column that does not fit.
  * Stateless; each call asks the registry: once when the struct fits the version, up to four times otherwise.
  */
@@ -27,7 +28,7 @@ private[sparkkinesis] object WriterVersions {
     named match {
       case Some(version) =>
         GlueFunctions.checkUsable(GlueFunctions.ToName, options, version)
-        PayloadWriter.refusal(version.dataFormat).foreach { problem =>
+        PayloadWriter.refusal(version, options.messageName).foreach { problem =>
           throw GlueRegistryErrors.schemaUnusable(
             GlueFunctions.ToName,
             schema.schemaName,
@@ -36,14 +37,14 @@ private[sparkkinesis] object WriterVersions {
             version.dataFormat,
             problem)
         }
-        PayloadWriter.of(version, struct) match {
+        PayloadWriter.of(version, struct, options.messageName) match {
           case Right(_) => version
           case Left(problem) if !options.registerSchema =>
             throw mismatch(version, problem)
           case Left(_) => registered(client, options, struct, version.dataFormat)
         }
       case None =>
-        val format = options.dataFormat.getOrElse("AVRO")
+        val format = defaultFormat(options)
         try client.createSchema(schema, format, definition(options, struct, format))
         catch {
           case e: GlueRegistryException if e.kind == GlueRegistryException.AlreadyExists =>
@@ -66,11 +67,15 @@ private[sparkkinesis] object WriterVersions {
       .map(found => client.schemaVersion(found.id))
       .getOrElse(client.registerSchemaVersion(options.schema, own))
     GlueFunctions.checkUsable(GlueFunctions.ToName, options, version)
-    PayloadWriter.of(version, struct).left.foreach { problem =>
+    PayloadWriter.of(version, struct, options.messageName).left.foreach { problem =>
       throw mismatch(version, problem)
     }
     version
   }
+
+  /** The format a schema is created in: the option dataFormat's; else PROTOBUF for a messageName, else AVRO. */
+  def defaultFormat(options: GlueFunctionOptions): String =
+    options.dataFormat.getOrElse(if (options.messageName.isDefined) "PROTOBUF" else "AVRO")
 
   /** The struct does not fit `version`: `problem` names the column. */
   def mismatch(version: SchemaVersion, problem: String): KinesisIllegalArgumentException =
@@ -83,7 +88,7 @@ private[sparkkinesis] object WriterVersions {
 
   private def definition(options: GlueFunctionOptions, struct: StructType, format: String): String =
     PayloadWriter
-      .definitionOf(format, struct, options.schema)
+      .definitionOf(format, struct, options.schema, options.messageName)
       .fold(
         problem =>
           throw GlueRegistryErrors.schemaUnusable(

@@ -5,16 +5,18 @@ import java.nio.file.Files
 
 import io.github.sparkkinesis.errors.KinesisIllegalArgumentException
 import io.github.sparkkinesis.functions.{from_glue_registry, to_glue_registry}
+import io.github.sparkkinesis.glue.protobuf.{GsrMessageIndex, ProtoSchemas}
+import io.github.sparkkinesis.glue.protobuf.WireWriter.{fixed64, int, str, tag}
 import org.apache.avro.generic.{GenericDatumReader, GenericRecord}
 import org.apache.avro.io.DecoderFactory
 import org.apache.avro.Schema
 import org.apache.spark.sql.{DataFrame, Row}
-import org.apache.spark.sql.functions.{col, lit, struct, when}
+import org.apache.spark.sql.functions.{array, col, lit, struct, when}
 import org.scalatest.funsuite.AnyFunSuite
 
 /**
  * `to_glue_registry` on a local session, against a registry in memory: the records it writes (read back by
- * Avro's own reader and by `from_glue_registry`), the version it chooses and when it asks the registry, what
+ * Avro's own reader, Protobuf's wire format read by hand, and `from_glue_registry`), the version it chooses and when it asks the registry, what
  * registering does, and the errors a user meets: a struct that fits no version, a row that cannot be
  * encoded, bad arguments, in the Scala API and in SQL.
  */
@@ -215,15 +217,180 @@ class ToGlueRegistrySuite extends AnyFunSuite with RegistryFunctionsSession {
     } finally added.result().foreach(v => registry.remove(v.id))
   }
 
-  test("a schema of a format it does not write (Protobuf) is refused at analysis, saying so") {
-    val version =
-      registry.add(SchemaRef("shop", "protos"), "PROTOBUF", "syntax = \"proto3\"; message P { int64 id = 1; }")
+  private val shopProto =
+    """syntax = "proto3";
+      |package shop;
+      |message Order { int64 id = 1; string item = 2; double price = 3; repeated string tags = 4; }
+      |message Refund { int64 order_id = 1; string reason = 2; }
+      |""".stripMargin
+
+  /** A Protobuf record's message index and message, read as a consumer without the connector would. */
+  private def protoPayload(record: Array[Byte], version: SchemaVersion): (Int, Seq[Byte]) = {
+    val frame = GlueFraming.read(record).fold(problem => fail(problem), identity)
+    assert(frame.schemaVersionId == version.id)
+    val (bytes, offset, length) = GlueFraming.payload(record, frame)
+    val (index, used) = GsrMessageIndex.read(bytes, offset, length)
+    (index, bytes.slice(offset + used, offset + length).toSeq)
+  }
+
+  private def decodeAll(records: Seq[Array[Byte]], schema: String, pairs: (String, String)*): DataFrame =
+    spark
+      .createDataFrame(records.map(Tuple1(_)))
+      .toDF("data")
+      .select(from_glue_registry(col("data"), schema, "shop", options(pairs: _*)).as("r"))
+      .select("r.*")
+
+  test("PROTOBUF: rows written as messages of a registered .proto version, read back by from_glue_registry") {
+    val version = registry.add(SchemaRef("shop", "pb-orders"), "PROTOBUF", shopProto)
+    try
+      bothEvaluations {
+        val records = rows
+          .select(to_glue_registry(struct(col("price"), col("id"), col("item")), "pb-orders", "shop", options()))
+          .collect()
+          .map(_.getAs[Array[Byte]](0))
+        // The index of shop.Order (first of shop.Order, shop.Refund), then its fields by number.
+        val pear = int(1, 2) ++ str(2, "pear") ++ tag(3, 1) ++ fixed64(java.lang.Double.doubleToLongBits(2.5))
+        assert(records.map(protoPayload(_, version)).contains((0, pear.toSeq)))
+        val back = decodeAll(records.toSeq, "pb-orders")
+        assert(back.schema.simpleString == "struct<id:bigint,item:string,price:double,tags:array<string>>")
+        assert(
+          back.collect().toSet ==
+            Set(Row(1L, "apple", 1.5, Seq.empty), Row(2L, "pear", 2.5, Seq.empty), Row(3L, "fig", 4.0, Seq.empty)))
+      }
+    finally registry.remove(version.id)
+  }
+
+  test("PROTOBUF: a struct that does not fit the message, and a row it cannot hold, are refused naming the column") {
+    val version = registry.add(SchemaRef("shop", "pb-orders"), "PROTOBUF", shopProto)
     try {
-      val error = intercept[KinesisIllegalArgumentException](
-        rows.select(to_glue_registry(struct(col("id")), "protos", "shop", options())))
-      assert(error.getCondition == "KINESIS_GLUE_SCHEMA_UNUSABLE")
-      assert(error.getMessage.contains("does not write the PROTOBUF format yet (AVRO and JSON only)"))
+      val mismatch = intercept[KinesisIllegalArgumentException](
+        rows.select(to_glue_registry(struct(col("id").cast("string").as("id")), "pb-orders", "shop", options())))
+      assert(mismatch.getCondition == "KINESIS_GLUE_STRUCT_MISMATCH")
+      assert(
+        mismatch.getMessage.contains(
+          "(PROTOBUF): column id: Spark type string cannot be written as Protobuf int64. Cast it to bigint"),
+        mismatch.getMessage)
+      val withNull = rows.select(
+        to_glue_registry(
+          struct(array(col("item"), lit(null).cast("string")).as("tags")),
+          "pb-orders",
+          "shop",
+          options()))
+      val error = failure(withNull.collect())
+      assert(error.getCondition == "KINESIS_GLUE_ROW_UNENCODABLE")
+      assert(error.getMessage.contains("column tags[]: a null element, and Protobuf's repeated fields hold no null"))
+      assert(!error.getMessage.contains("pear"))
     } finally registry.remove(version.id)
+  }
+
+  test("PROTOBUF: registerSchema creates a PROTOBUF schema of the struct's own .proto, or registers a version") {
+    val added = Seq.newBuilder[SchemaVersion]
+    try {
+      val created = rows
+        .select(
+          to_glue_registry(
+            struct(col("id"), col("item")),
+            "pb-created",
+            "shop",
+            options("registerSchema" -> "true", "dataFormat" -> "PROTOBUF")))
+        .collect()
+        .map(_.getAs[Array[Byte]](0))
+      val first = registry.schemaVersion(SchemaRef("shop", "pb-created"), None)
+      added += first
+      assert(first.versionNumber == 1 && first.dataFormat == "PROTOBUF")
+      assert(
+        first.definition == ProtoSchemas.fromSqlType(rows.select(col("id"), col("item")).schema, "pb_created"),
+        first.definition)
+      assert(first.definition.contains("message pb_created {\n  int64 id = 1;\n  optional string item = 2;\n}"))
+      assert(
+        decodeAll(created.toSeq, "pb-created")
+          .collect()
+          .toSet == Set(Row(1L, "apple"), Row(2L, "pear"), Row(3L, "fig")))
+
+      // A column the version lacks: the struct's own .proto registered as the next version.
+      val discounted = rows
+        .withColumn("discount", when(col("id") > 1, lit(0.1)))
+        .select(
+          to_glue_registry(
+            struct(col("id"), col("item"), col("discount")),
+            "pb-created",
+            "shop",
+            options("registerSchema" -> "true")))
+        .collect()
+        .map(_.getAs[Array[Byte]](0))
+      val second = registry.schemaVersion(SchemaRef("shop", "pb-created"), None)
+      added += second
+      assert(second.versionNumber == 2 && second.dataFormat == "PROTOBUF")
+      assert(second.definition.contains("optional double discount = 3;"))
+      // Both versions' records read with the latest: by field number, the first's without a discount.
+      val back = decodeAll((created ++ discounted).toSeq, "pb-created").collect()
+      assert(back.count(_ == Row(1L, "apple", null)) == 2 && back.contains(Row(2L, "pear", 0.1)))
+    } finally added.result().foreach(v => registry.remove(v.id))
+  }
+
+  test("messageName: the message both functions write and read, by full or simple name") {
+    val version = registry.add(SchemaRef("shop", "pb-orders"), "PROTOBUF", shopProto)
+    val added = Seq.newBuilder[SchemaVersion] += version
+    try {
+      val refund = struct(col("id").as("order_id"), lit("late").as("reason"))
+      val records = rows
+        .select(to_glue_registry(refund, "pb-orders", "shop", options("messageName" -> "Refund")))
+        .collect()
+        .map(_.getAs[Array[Byte]](0))
+      assert(records.map(protoPayload(_, version)).contains((1, (int(1, 2) ++ str(2, "late")).toSeq)))
+      val back = decodeAll(records.toSeq, "pb-orders", "messageName" -> "shop.Refund")
+      assert(back.schema.simpleString == "struct<order_id:bigint,reason:string>")
+      assert(back.collect().toSet == Set(Row(1L, "late"), Row(2L, "late"), Row(3L, "late")))
+      // Read as the file's first message, shop.Order, they are records of another message.
+      val other = failure(decodeAll(records.toSeq, "pb-orders").collect())
+      assert(other.getCondition == "KINESIS_GLUE_RECORD_UNDECODABLE.INVALID")
+      assert(other.getMessage.contains("message index 1 names message shop.Refund of version 1, not shop.Order"))
+
+      val missing = intercept[KinesisIllegalArgumentException](
+        rows.select(to_glue_registry(refund, "pb-orders", "shop", options("messageName" -> "shop.Return"))))
+      assert(missing.getCondition == "KINESIS_GLUE_SCHEMA_UNUSABLE")
+      assert(
+        missing.getMessage.contains(
+          "to_glue_registry cannot use schema 'pb-orders' of registry 'shop' (version 1, PROTOBUF): the option " +
+            "messageName is shop.Return, and the .proto file has no message of that name: its messages are " +
+            "shop.Order, shop.Refund."),
+        missing.getMessage
+      )
+      val missingRead =
+        intercept[KinesisIllegalArgumentException](decodeAll(Nil, "pb-orders", "messageName" -> "Return"))
+      assert(missingRead.getCondition == "KINESIS_GLUE_SCHEMA_UNUSABLE")
+      assert(missingRead.getMessage.contains("its messages are shop.Order, shop.Refund"))
+
+      // Of a schema of another format, refused; with dataFormat another format, refused when called.
+      val avro = intercept[KinesisIllegalArgumentException](encode(rows, Seq("id", "item"), "messageName" -> "Order"))
+      assert(avro.getCondition == "KINESIS_GLUE_SCHEMA_UNUSABLE")
+      assert(avro.getMessage.contains("the option messageName names a message of a PROTOBUF schema's .proto file"))
+      val conflict = intercept[KinesisIllegalArgumentException](
+        encode(rows, Seq("id", "item"), "messageName" -> "Order", "dataFormat" -> "AVRO"))
+      assert(conflict.getCondition == "KINESIS_OPTIONS_CONFLICT")
+      assert(conflict.getMessage.contains("Options 'messageName' and 'dataFormat' cannot be set together"))
+      val invalid =
+        intercept[KinesisIllegalArgumentException](encode(rows, Seq("id", "item"), "messageName" -> "shop..Order"))
+      assert(invalid.getCondition == "KINESIS_OPTION_INVALID" && invalid.getMessage.contains("messageName"))
+
+      // registerSchema with a messageName and no dataFormat: a PROTOBUF schema declaring that message.
+      val created = rows
+        .select(
+          to_glue_registry(
+            struct(col("id"), col("item")),
+            "pb-refunds",
+            "shop",
+            options("registerSchema" -> "true", "messageName" -> "shop.v1.Refund")))
+        .collect()
+        .map(_.getAs[Array[Byte]](0))
+      val refunds = registry.schemaVersion(SchemaRef("shop", "pb-refunds"), None)
+      added += refunds
+      assert(refunds.dataFormat == "PROTOBUF" && refunds.definition.contains("package shop.v1;\n"))
+      assert(refunds.definition.contains("message Refund {"))
+      assert(
+        decodeAll(created.toSeq, "pb-refunds", "messageName" -> "Refund").collect().toSet ==
+          Set(Row(1L, "apple"), Row(2L, "pear"), Row(3L, "fig")))
+    } finally added.result().foreach(v => registry.remove(v.id))
   }
 
   test("a column that is not a struct is refused at analysis, saying how to make one") {

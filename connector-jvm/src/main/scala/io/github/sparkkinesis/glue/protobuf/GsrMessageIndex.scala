@@ -18,11 +18,12 @@ package io.github.sparkkinesis.glue.protobuf
  *    in it (nested ones included), and parses the rest as that message (a DynamicMessage, or the generated
  *    class of that name).
  *
- * This connector reads every record as one message type, the reader's ([[ProtoSchemas.readerMessage]] of
+ * This connector reads every record as one message type, the reader's ([[ProtoSchemas.recordMessage]] of
  * the reader version). A record is read when the index names, in the file of the version that wrote it, a
  * message of the same full name; the bytes are then read with the reader's type, by field number (see
  * [[ProtoDecoder]]). The index is resolved in the writer's file, not the reader's, because adding a message
  * to a file renumbers the others. A record of another message of the file is invalid for the reader.
+ * [[ProtoEncoder]] writes the index of the message it writes in the file of the version it writes with.
  *
  * Stateless and thread-safe.
  */

@@ -160,9 +160,13 @@ private[sparkkinesis] object ProtoDecoder {
   val MaxDepth: Int = 100
 
   /** Whether `b` is well-formed UTF-8: no overlong form, no surrogate, nothing above U+10FFFF. */
-  private[protobuf] def validUtf8(b: Array[Byte]): Boolean = {
-    var i = 0
-    while (i < b.length) {
+  private[protobuf] def validUtf8(b: Array[Byte]): Boolean = validUtf8(b, 0, b.length)
+
+  /** Whether the `length` bytes of `b` from `from` are well-formed UTF-8. */
+  private[protobuf] def validUtf8(b: Array[Byte], from: Int, length: Int): Boolean = {
+    val end = from + length
+    var i = from
+    while (i < end) {
       val c = b(i) & 0xff
       if (c < 0x80) i += 1
       else {
@@ -171,7 +175,7 @@ private[sparkkinesis] object ProtoDecoder {
           else if (c >= 0xe0 && c <= 0xef) (2, 0x800)
           else if (c >= 0xf0 && c <= 0xf4) (3, 0x10000)
           else return false
-        if (i + n >= b.length) return false
+        if (i + n >= end) return false
         var cp = c & (0x3f >> n)
         var k = 1
         while (k <= n) {

@@ -77,6 +77,9 @@ private[sparkkinesis] final case class ProtoEnum(
  *                 (Int, Long, Float, Double, Boolean, String, Array[Byte], or an enum value's name)
  * @param implicitPresence a proto3 scalar without `optional`, outside a oneof: a zero value is not written,
  *                 so "not set" and "zero" are the same on the wire
+ * @param packed   a repeated scalar or enum written packed (one length-delimited run of its values), as
+ *                 protobuf-java writes it: in proto3 unless `[packed = false]`, in proto2 only with
+ *                 `[packed = true]`; false for every other field. Readers accept both forms either way.
  */
 private[sparkkinesis] final case class ProtoField(
     name: String,
@@ -85,7 +88,8 @@ private[sparkkinesis] final case class ProtoField(
     fieldType: ProtoType,
     oneof: Option[String],
     default: Option[Any],
-    implicitPresence: Boolean) {
+    implicitPresence: Boolean,
+    packed: Boolean = false) {
   def repeated: Boolean = label == "repeated"
   def required: Boolean = label == "required"
 }

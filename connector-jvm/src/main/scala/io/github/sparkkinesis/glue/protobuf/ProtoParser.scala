@@ -281,6 +281,7 @@ private[sparkkinesis] object ProtoParser {
           s"field ${name.text} has the number ${numberToken.describe}",
           s"number it from 1 to $MaxFieldNumber")
       var default: Option[RawDefault] = None
+      var packed: Option[Boolean] = None
       if (is("[")) {
         take()
         do {
@@ -293,12 +294,12 @@ private[sparkkinesis] object ProtoParser {
             if (syntax == "proto3")
               fail(at, s"field ${name.text} has a default", "remove it: proto3 fields have no declared defaults")
             default = Some(value)
-          }
+          } else if (option == "packed") packed = Some(value.token.kind == Ident && value.token.text == "true")
         } while (is(","))
         expect("]", "after the field's options")
       }
       expect(";", "after the field")
-      RawField(name, label, fieldType, oneof, default, number.get.toInt, syntax)
+      RawField(name, label, fieldType, oneof, default, number.get.toInt, syntax, packed)
     }
 
     private def enumType(scope: String): ProtoEnum = {
@@ -393,7 +394,8 @@ private[sparkkinesis] object ProtoParser {
       oneof: Option[String],
       default: Option[RawDefault],
       number: Int,
-      syntax: String)
+      syntax: String,
+      packed: Option[Boolean])
 
   /** Resolves the type names of a parsed file, and converts the defaults to their fields' types. */
   private final class Resolver(raw: RawFile) {
@@ -450,7 +452,14 @@ private[sparkkinesis] object ProtoParser {
         case _ => f.label
       }
       val implicitPresence = f.syntax == "proto3" && label.isEmpty && f.oneof.isEmpty && !isMessage
-      ProtoField(f.name.text, f.number, label, fieldType, f.oneof, default, implicitPresence)
+      val packable = fieldType match {
+        case ProtoScalar(name) => ProtoScalar.WireTypes(name) != 2
+        case _: ProtoEnumRef => true
+        case _ => false
+      }
+      // protobuf-java packs a proto3 repeated scalar unless told not to, a proto2 one only when told to.
+      val packed = label == "repeated" && packable && f.packed.getOrElse(f.syntax == "proto3")
+      ProtoField(f.name.text, f.number, label, fieldType, f.oneof, default, implicitPresence, packed)
     }
 
     private def typeOf(t: ProtoType, scope: String): ProtoType = t match {

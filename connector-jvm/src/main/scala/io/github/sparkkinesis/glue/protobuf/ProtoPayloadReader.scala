@@ -44,7 +44,8 @@ private[sparkkinesis] final class ProtoPayloadReader(readerDefinition: String, m
         else s"no message (version $writerVersion has ${names.length})"
       throw new ProtoDecodeException(
         s"A record's message index $index names $named of version $writerVersion, not $messageName, the " +
-          "message the reader reads. Read each message type of a schema with its own schema name.")
+          "message the reader reads (the option messageName, else the file's first message). Read each message " +
+          "type of a schema with its own call, its messageName naming it.")
     }
     decoder.decode(bytes, offset + used, length - used)
   }

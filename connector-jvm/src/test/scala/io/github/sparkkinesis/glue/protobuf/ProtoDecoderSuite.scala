@@ -2,6 +2,7 @@
 package io.github.sparkkinesis.glue.protobuf
 
 import io.github.sparkkinesis.glue.avro.CatalystValues.comparable
+import io.github.sparkkinesis.glue.protobuf.ProtoSamples._
 import io.github.sparkkinesis.glue.protobuf.WireWriter._
 import org.apache.spark.sql.types.StructType
 import org.scalatest.funsuite.AnyFunSuite
@@ -16,56 +17,6 @@ import org.scalatest.funsuite.AnyFunSuite
  * written with [[WireWriter]], as no library would write them.
  */
 class ProtoDecoderSuite extends AnyFunSuite {
-
-  private val shopText =
-    """syntax = "proto3";
-      |package shop;
-      |import "google/protobuf/timestamp.proto";
-      |import "google/protobuf/duration.proto";
-      |import "google/protobuf/wrappers.proto";
-      |
-      |message Order {
-      |  int64 id = 1;
-      |  string item = 2;
-      |  sint32 delta = 3;
-      |  uint32 big = 4;
-      |  fixed64 f64 = 5;
-      |  double price = 6;
-      |  float ratio = 7;
-      |  bool paid = 8;
-      |  bytes blob = 9;
-      |  Status status = 10;
-      |  repeated int32 counts = 11;
-      |  repeated string tags = 12;
-      |  map<string, int64> stock = 13;
-      |  Line line = 14;
-      |  repeated Line lines = 15;
-      |  oneof pay { string card = 16; int32 cash = 17; }
-      |  google.protobuf.Timestamp at = 18;
-      |  google.protobuf.Duration took = 19;
-      |  google.protobuf.StringValue note = 20;
-      |  optional int32 maybe = 21;
-      |  enum Status { NEW = 0; PAID = 1; SHIPPED = 2; }
-      |  message Line { string sku = 1; int32 qty = 2; }
-      |}
-      |message Other { string x = 1; }
-      |""".stripMargin
-
-  private val legacyText =
-    """syntax = "proto2";
-      |package legacy;
-      |message Reading {
-      |  required int64 id = 1;
-      |  optional int32 level = 2 [default = 7];
-      |  optional Kind kind = 3;
-      |  repeated sint64 deltas = 4 [packed = true];
-      |  repeated fixed32 raw = 5;
-      |  enum Kind { A = 1; B = 2; }
-      |}
-      |""".stripMargin
-
-  private val shop = ProtoParser.parse(shopText)
-  private val legacy = ProtoParser.parse(legacyText)
 
   private def decoded(file: ProtoFile, message: String, bytes: Array[Byte]): Map[String, Any] = {
     val decoder = new ProtoDecoder(file, message)
@@ -82,11 +33,7 @@ class ProtoDecoderSuite extends AnyFunSuite {
     //   blob=b"\x00\xff", status=SHIPPED, counts=[1, -1, 300], tags=["a", "b"], stock={"x": 3},
     //   line=Line(sku="s1", qty=2), lines=[Line(sku="s2"), Line(qty=0)], cash=0, maybe=0,
     //   at=(1764300000 s, 123456789 ns), took=(-2 s, -500000000 ns), note=StringValue(""))
-    val bytes = hex(
-      "08fbffffffffffffffff011208706f6d6d6520c3a918052080d0acf30e29ffffffffffffffff3100000000000004403d000080" +
-        "3e40014a0200ff50025a0d01ffffffffffffffffff01ac026201616201626a050a0178100372060a02733110027a040a02" +
-        "73327a0088010092010b08e0a9a4c90610959aef3a9a011608feffffffffffffffff011080b6ca91feffffffff01a20100" +
-        "a80100")
+    val bytes = hex(shopOrderHex)
     val order = decoded(shop, "shop.Order", bytes)
     assert(order("id") == -5L)
     assert(order("item") == "pomme é")
@@ -125,7 +72,7 @@ class ProtoDecoderSuite extends AnyFunSuite {
 
   test("proto2: required, declared defaults, packed sint64, unpacked fixed32, a closed enum") {
     // Reading(id=9, kind=B, deltas=[-1, 1, -64], raw=[7, 4294967295])
-    val reading = decoded(legacy, "legacy.Reading", hex("08091802220301027f2d070000002dffffffff"))
+    val reading = decoded(legacy, "legacy.Reading", hex(legacyReadingHex))
     assert(
       reading == Map(
         "id" -> 9L,

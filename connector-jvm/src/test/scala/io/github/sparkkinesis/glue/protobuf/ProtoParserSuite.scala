@@ -121,6 +121,29 @@ class ProtoParserSuite extends AnyFunSuite {
     assert(file.messages.map(_.name) == Seq("Thing", "Outer"))
   }
 
+  test("packed as protobuf-java writes it: proto3 repeated scalars and enums unless told not, proto2 only when told") {
+    def packed(text: String): Map[String, Boolean] =
+      ProtoParser.parse(text).messages.head.fields.map(f => f.name -> f.packed).toMap
+    assert(
+      packed("""syntax = "proto3"; message M { repeated int32 a = 1; repeated int32 b = 2 [packed = false];
+          |repeated string c = 3; repeated bytes d = 4; repeated E e = 5; repeated M m = 6; int32 f = 7;
+          |map<int32, int32> g = 8; repeated double h = 9 [deprecated = true]; enum E { Z = 0; } }""".stripMargin) ==
+        Map(
+          "a" -> true,
+          "b" -> false,
+          "c" -> false,
+          "d" -> false,
+          "e" -> true,
+          "m" -> false,
+          "f" -> false,
+          "g" -> false,
+          "h" -> true))
+    assert(
+      packed("""message M { repeated int32 a = 1; repeated sint64 b = 2 [packed = true];
+          |repeated bool c = 3 [packed=false]; optional int32 d = 4; }""".stripMargin) ==
+        Map("a" -> false, "b" -> true, "c" -> false, "d" -> false))
+  }
+
   test("refused, naming line:column and what to do") {
     val cases = Seq(
       "syntax = \"proto2\";\nmessage M {\n  optional group G = 1 { optional int32 a = 2; }\n}" ->

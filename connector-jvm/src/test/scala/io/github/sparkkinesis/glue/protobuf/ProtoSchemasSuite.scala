@@ -105,4 +105,117 @@ class ProtoSchemasSuite extends AnyFunSuite {
     assert(ProtoSchemas.mapEntryName("URLs_by_id") == "URLsById" + "Entry")
     assert(ProtoSchemas.mapEntryName("x") == "XEntry")
   }
+
+  test("the .proto file of a struct: a proto3 message of its columns, nested messages, well-known imports") {
+    val struct = StructType.fromDDL(
+      "id bigint not null, item string, qty smallint, at timestamp, took interval day to second, " +
+        "lines array<struct<sku: string not null, tags: array<string>>>, stock map<string, struct<n: int>>, " +
+        "address struct<city: string>, flags map<int, boolean>, stock_entry struct<x: int>, Order struct<y: int>")
+    val text = ProtoSchemas.fromSqlType(struct, "shop.Order")
+    assert(
+      text ==
+        """syntax = "proto3";
+          |package shop;
+          |
+          |import "google/protobuf/duration.proto";
+          |import "google/protobuf/timestamp.proto";
+          |
+          |message Order {
+          |  int64 id = 1;
+          |  optional string item = 2;
+          |  optional int32 qty = 3;
+          |  google.protobuf.Timestamp at = 4;
+          |  google.protobuf.Duration took = 5;
+          |  repeated Lines lines = 6;
+          |  map<string, Stock> stock = 7;
+          |  Address address = 8;
+          |  map<int32, bool> flags = 9;
+          |  StockEntry2 stock_entry = 10;
+          |  Order2 Order = 11;
+          |
+          |  message Lines {
+          |    string sku = 1;
+          |    repeated string tags = 2;
+          |  }
+          |
+          |  message Stock {
+          |    optional int32 n = 1;
+          |  }
+          |
+          |  message Address {
+          |    optional string city = 1;
+          |  }
+          |
+          |  message StockEntry2 {
+          |    optional int32 x = 1;
+          |  }
+          |
+          |  message Order2 {
+          |    optional int32 y = 1;
+          |  }
+          |}
+          |""".stripMargin)
+    val file = ProtoParser.parse(text)
+    assert(ProtoSchemas.sqlType(file, "shop.Order") == ProtoValues.readBack(struct))
+    assert(ProtoSchemas.messageIndex(file).head == "shop.Order")
+    // Without a package; a name that would hide google.protobuf from a relative name
+    assert(
+      ProtoSchemas.fromSqlType(StructType.fromDDL("id int"), "Row").startsWith("syntax = \"proto3\";\n\nmessage Row {"))
+    val google = ProtoSchemas.fromSqlType(StructType.fromDDL("at timestamp"), "google")
+    assert(google.contains(".google.protobuf.Timestamp at = 1;"))
+    assert(ProtoSchemas.sqlType(ProtoParser.parse(google), "google") == StructType.fromDDL("at timestamp"))
+  }
+
+  test("a struct with no Protobuf equivalent is refused, naming the column and what to cast it to") {
+    val cases = Seq(
+      "price decimal(10,2)" -> ("column price: Spark type decimal(10,2) has no Protobuf type that reads back as a " +
+        "decimal. Cast it to double, or to string to keep every digit."),
+      "day date" -> "column day: Spark type date has no Protobuf type that reads back as a date. Cast it to timestamp",
+      "at timestamp_ntz" -> "column at: Spark type timestamp_ntz has no Protobuf type that reads back as it",
+      "took interval hour to second" -> ("column took: Spark type interval hour to second has no Protobuf type " +
+        "that reads back as it (a google.protobuf.Duration reads as interval day to second). Cast it to interval " +
+        "day to second."),
+      "age interval year to month" -> "column age: Spark type interval year to month has no Protobuf type",
+      "nothing void" -> "column nothing: Spark type void holds nothing but null",
+      "o struct<lines: array<array<int>>>" -> ("column o.lines[]: Protobuf nests repeated fields and maps only in " +
+        "messages, so array<int> has no Protobuf type as an array's element or a map's value. Wrap it in a struct"),
+      "m map<string, map<string, int>>" -> "column m{}: Protobuf nests repeated fields and maps only in messages",
+      "m map<double, int>" -> ("column m: the map's keys are double, and Protobuf keys a map by string, int, bigint " +
+        "or boolean alone. Cast the keys to string (transform_keys)."),
+      "s struct<>" -> "column s: a struct of no columns, which Protobuf reads back as nothing",
+      "`order id` int" -> ("column order id: the name is no Protobuf field name (letters, digits and _, not " +
+        "starting with a digit). Rename the column (alias)."),
+      "item_id int, itemId int" -> ("column item_id: it and itemId have names that differ only in case or " +
+        "underscores, which protoc refuses in a proto3 message (their JSON names clash). Rename one of them."),
+      "a int, a string" -> "column a: the struct has two columns of that name."
+    )
+    cases.foreach { case (ddl, expected) =>
+      val problem = intercept[ProtoSchemaException](ProtoSchemas.fromSqlType(StructType.fromDDL(ddl), "Row")).getMessage
+      assert(problem.startsWith(expected), s"$ddl: $problem")
+    }
+    assert(
+      intercept[ProtoSchemaException](ProtoSchemas.fromSqlType(StructType(Nil), "Row")).getMessage ==
+        "the struct: a struct of no columns, which Protobuf reads back as nothing (an empty message is left out). " +
+        "Drop it, or give it a column.")
+    assert(
+      intercept[ProtoSchemaException](ProtoSchemas.fromSqlType(StructType.fromDDL("a int"), "shop.9Row")).getMessage
+        .startsWith("The message name shop.9Row is no Protobuf name"))
+  }
+
+  test("the message records are read and written as: the option messageName's, by full or simple name") {
+    assert(ProtoSchemas.recordMessage(shop, None).fullName == "shop.Order")
+    assert(ProtoSchemas.recordMessage(shop, Some("shop.Other")).fullName == "shop.Other")
+    assert(ProtoSchemas.recordMessage(shop, Some("Other")).fullName == "shop.Other")
+    assert(ProtoSchemas.recordMessage(shop, Some("shop.Order.Line")).fullName == "shop.Order.Line")
+    assert(ProtoSchemas.recordMessage(shop, Some("Line")).fullName == "shop.Order.Line")
+    val missing = intercept[ProtoSchemaException](ProtoSchemas.recordMessage(shop, Some("Refund"))).getMessage
+    assert(
+      missing == "the option messageName is Refund, and the .proto file has no message of that name: its messages " +
+        "are shop.Order, shop.Order.Line, shop.Order.Hollow, shop.Other, shop.Other.A, shop.Other.A.B. Name one of " +
+        "them, by its full name or by its name alone when no other message has it")
+    val twice = ProtoParser.parse("syntax = \"proto3\"; message A { message X {} } message B { message X {} }")
+    assert(
+      intercept[ProtoSchemaException](ProtoSchemas.recordMessage(twice, Some("X"))).getMessage ==
+        "the option messageName is X, which names 2 messages of the .proto file (A.X, B.X). Give the full name of one")
+  }
 }
