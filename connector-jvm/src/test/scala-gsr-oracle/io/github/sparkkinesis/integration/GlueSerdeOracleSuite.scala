@@ -11,7 +11,7 @@ import io.github.sparkkinesis.functions.{from_glue_registry, to_glue_registry}
 import io.github.sparkkinesis.glue.{GlueFraming, GlueRegistryClient, SchemaVersions}
 import io.github.sparkkinesis.testing.{GlueSerdeOracle, GlueServer, SparkStreamingSuite}
 import org.apache.spark.sql.{DataFrame, Row}
-import org.apache.spark.sql.functions.{col, lit, struct}
+import org.apache.spark.sql.functions.{col, expr, lit, struct}
 import org.scalatest.funsuite.AnyFunSuite
 
 /**
@@ -235,5 +235,55 @@ class GlueSerdeOracleSuite extends AnyFunSuite with SparkStreamingSuite {
     val audited =
       serde.deserialize(encode(rows.select("id", "item"), "audit", "registerSchema" -> "true", "dataFormat" -> "JSON"))
     assert(audited.map(_._2).toSet == json("""{"id": 1, "item": "apple"}""", """{"id": 2, "item": "pear"}"""))
+  }
+
+  test(
+    "Protobuf: rows to_glue_registry writes, zlib or not, of the first message or messageName's, AWS' deserializer reads") {
+    // Index by full name: shop.Audit 0, shop.Basket 1, shop.Basket.CountsEntry 2, shop.Line 3.
+    val baskets =
+      """syntax = "proto3";
+        |package shop;
+        |message Basket {
+        |  int64 id = 1;
+        |  optional string note = 2;
+        |  repeated Line lines = 3;
+        |  map<string, int32> counts = 4;
+        |  Status status = 5;
+        |}
+        |message Line { string item = 1; double price = 2; }
+        |enum Status { STATUS_UNSPECIFIED = 0; OPEN = 1; PAID = 2; }
+        |message Audit { string who = 1; }
+        |""".stripMargin
+    val version = UUID.fromString(glue.createSchema(registry, "pb-baskets", "PROTOBUF", baskets))
+    val s = spark
+    import s.implicits._
+    val rows = Seq(
+      (1L, Option.empty[String], Seq(("apple", 1.5)), Map("a" -> 1), "OPEN"),
+      (2L, Some("ripe"), Seq.empty[(String, Double)], Map.empty[String, Int], "PAID"))
+      .toDF("id", "note", "lines", "counts", "status")
+      .withColumn("lines", expr("transform(lines, l -> named_struct('item', l._1, 'price', l._2))"))
+    val expected = json(
+      """{"id": 1, "note": null, "lines": [{"item": "apple", "price": 1.5}], "counts": {"a": 1}, "status": "OPEN"}""",
+      """{"id": 2, "note": "ripe", "lines": [], "counts": {}, "status": "PAID"}"""
+    )
+
+    Seq(false, true).foreach { zlib =>
+      val written = encode(rows, "pb-baskets", Seq("compression" -> "zlib").filter(_ => zlib): _*)
+      assert(frames(written).map(_._2).distinct == Seq(zlib))
+      val read = serde.deserialize(written)
+      assert(read.map(_._1).toSet == Set(version))
+      assert(read.map(_._2).toSet == expected)
+    }
+    val plain = encode(rows, "pb-baskets")
+    assert(plain.forall(_(GlueFraming.HeaderLength) == 1), "Basket's message index")
+
+    val audits = encode(Seq("ops", "").toDF("who"), "pb-baskets", "messageName" -> "Audit")
+    assert(audits.forall(_(GlueFraming.HeaderLength) == 0), "Audit's message index")
+    assert(serde.deserialize(audits).map(_._2).toSet == json("""{"who": "ops"}""", """{"who": ""}"""))
+
+    // A schema the registry does not have: the .proto file to_glue_registry makes of the struct, created.
+    val created = serde.deserialize(
+      encode(rows.select("id", "note"), "pb-created", "registerSchema" -> "true", "dataFormat" -> "PROTOBUF"))
+    assert(created.map(_._2).toSet == json("""{"id": 1, "note": null}""", """{"id": 2, "note": "ripe"}"""))
   }
 }
