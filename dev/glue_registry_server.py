@@ -1,8 +1,8 @@
 # SPDX-License-Identifier: Apache-2.0
 """Starts and stops an AWS Glue Schema Registry for the Python tests: moto's server, from the test
 environment (or the one $MOTO_SERVER names: the other Spark lines' environments, which hold what installs
-on Python 3.9, borrow the primary line's), on a free loopback port, supervised as the Kinesis emulator is (a lifetime limit, a watchdog
-that stops it when the process that started it is gone, stopped by PID)."""
+on Python 3.9, borrow the primary line's), on a free loopback port, supervised as the Kinesis emulator is
+(a lifetime limit, a watchdog that stops it when the process that started it is gone, stopped by PID)."""
 
 from __future__ import annotations
 
