@@ -38,10 +38,7 @@ private[sparkkinesis] object PayloadWriter {
    * the file's first message when None).
    */
   def refusal(version: SchemaVersion, messageName: Option[String]): Option[String] =
-    if (!Formats.contains(version.dataFormat))
-      Some(
-        s"to_glue_registry does not write the ${version.dataFormat} format (${Formats.toSeq.sorted.mkString(", ")} " +
-          "only)")
+    if (!Formats.contains(version.dataFormat)) Some(unwritten(version.dataFormat))
     else if (version.dataFormat != "PROTOBUF") None
     else
       try {
@@ -97,9 +94,11 @@ private[sparkkinesis] object PayloadWriter {
       case "PROTOBUF" =>
         try Right(ProtoSchemas.fromSqlType(struct, messageName.getOrElse(identifier(schema.schemaName))))
         catch { case e: ProtoSchemaException => Left(e.getMessage) }
-      case other =>
-        Left(s"to_glue_registry does not write the $other format (${Formats.toSeq.sorted.mkString(", ")} only)")
+      case other => Left(unwritten(other))
     }
+
+  private def unwritten(format: String): String =
+    s"to_glue_registry does not write the $format format (${Formats.toSeq.sorted.mkString(", ")} only)"
 
   /** A name Avro and Protobuf allow: letters, digits and `_`, not starting with a digit. */
   private[glue] def identifier(name: String): String = {
