@@ -6,8 +6,11 @@ on Python 3.9, borrow the primary line's), on a free loopback port, supervised a
 
 from __future__ import annotations
 
+import contextlib
 import os
+import secrets
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -61,6 +64,18 @@ class GlueRegistryServer(SupervisedServer):
             aws_access_key_id=FAKE_ACCESS_KEY,
             aws_secret_access_key=FAKE_SECRET_KEY,
         )
+
+    @contextlib.contextmanager
+    def registry(self, prefix: str = "shop") -> Iterator[str]:
+        """A registry of a test's own, `<prefix>-<random>`, deleted when the test ends: moto holds at most ten
+        registries at once."""
+        name = f"{prefix}-{secrets.token_hex(3)}"
+        glue = self.client()
+        glue.create_registry(RegistryName=name)
+        try:
+            yield name
+        finally:
+            glue.delete_registry(RegistryId={"RegistryName": name})
 
     def options(self, **extra: str) -> dict[str, str]:
         """The registry functions' options that reach this server."""

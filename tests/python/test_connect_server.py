@@ -465,13 +465,14 @@ spark.stop()
 def test_a_connect_client_decodes_glue_registry_records_with_the_servers_sql_functions(
     connect_server: ConnectServer, glue_registry: GlueRegistryServer, tmp_path: Path
 ) -> None:
-    orders = Orders(glue_registry)
-    framed = json.dumps([record.hex() for record in orders.written()])
-    args = [connect_server.address, orders.registry, json.dumps(glue_registry.options()), framed]
-    result = result_of(run_program(tmp_path, "glue.py", GLUE, args, timeout=300))
-    assert result["decoded"] == {"value": [[1, "apple", 0.0], [2, "pear", 2.5], [3, "fig", 4.0]]}, result
-    assert result["headers"] == {"value": ["none", "none", "zlib"]}, result
-    assert result["round_trip"] == result["decoded"], result
-    misspelt = result["misspelt"]["raised"]
-    assert misspelt["type"] == "KinesisOptionError", misspelt
-    assert misspelt["condition"] == "KINESIS_FUNCTION_OPTION_UNKNOWN", misspelt
+    with glue_registry.registry() as registry:
+        orders = Orders(glue_registry, registry)
+        framed = json.dumps([record.hex() for record in orders.written()])
+        args = [connect_server.address, orders.registry, json.dumps(glue_registry.options()), framed]
+        result = result_of(run_program(tmp_path, "glue.py", GLUE, args, timeout=300))
+        assert result["decoded"] == {"value": [[1, "apple", 0.0], [2, "pear", 2.5], [3, "fig", 4.0]]}, result
+        assert result["headers"] == {"value": ["none", "none", "zlib"]}, result
+        assert result["round_trip"] == result["decoded"], result
+        misspelt = result["misspelt"]["raised"]
+        assert misspelt["type"] == "KinesisOptionError", misspelt
+        assert misspelt["condition"] == "KINESIS_FUNCTION_OPTION_UNKNOWN", misspelt

@@ -9,7 +9,6 @@ the classes protoc (grpcio-tools) generates of the registered ``.proto`` file, t
 
 from __future__ import annotations
 
-import secrets
 import struct
 from collections.abc import Callable, Iterator
 from datetime import datetime, timezone
@@ -35,16 +34,15 @@ V2 = {**V1, "fields": [*V1["fields"], {"name": "price", "type": "double", "defau
 
 
 class Orders:
-    """Schema `orders` of a registry of its own, with versions 1 and 2 registered by AWS' serializer, and
-    records of each framed by it."""
+    """Schema `orders` of registry `registry` (a test's own, GlueRegistryServer.registry), with versions 1
+    and 2 registered by AWS' serializer, and records of each framed by it."""
 
-    def __init__(self, glue_registry: GlueRegistryServer) -> None:
+    def __init__(self, glue_registry: GlueRegistryServer, registry: str) -> None:
         from aws_schema_registry import KafkaSerializer, SchemaRegistryClient
         from aws_schema_registry.avro import AvroSchema
 
-        self.registry = f"shop-{secrets.token_hex(3)}"
+        self.registry = registry
         glue = glue_registry.client()
-        glue.create_registry(RegistryName=self.registry)
         self.client = SchemaRegistryClient(glue, registry_name=self.registry)
         self.serializer = KafkaSerializer(
             self.client, schema_naming_strategy=lambda topic, is_key, schema: "orders"
@@ -71,7 +69,15 @@ class Orders:
 
 @pytest.fixture
 def orders(glue_registry: GlueRegistryServer) -> Iterator[Orders]:
-    yield Orders(glue_registry)
+    with glue_registry.registry() as registry:
+        yield Orders(glue_registry, registry)
+
+
+@pytest.fixture
+def registry(glue_registry: GlueRegistryServer) -> Iterator[str]:
+    """A registry of the test's own, deleted when it ends."""
+    with glue_registry.registry() as name:
+        yield name
 
 
 def decoded(df: DataFrame, orders: Orders, glue_registry: GlueRegistryServer, **options: str) -> DataFrame:
@@ -213,7 +219,7 @@ def _proto_order(order: dict[str, Any]) -> bytes:
 
 
 def test_protobuf_records_framed_by_aws_serializer_decode_to_the_latest_version(
-    spark: SparkSession, kinesis: Kinesis, stream: str, glue_registry: GlueRegistryServer
+    spark: SparkSession, kinesis: Kinesis, stream: str, glue_registry: GlueRegistryServer, registry: str
 ) -> None:
     # AWS' Python serializer has no Protobuf schema class; one that gives the .proto text and the wire bytes
     # is all it needs: it registers the versions (data format PROTOBUF) and frames the records itself.
@@ -247,9 +253,7 @@ def test_protobuf_records_framed_by_aws_serializer_decode_to_the_latest_version(
         def write(self, data: Any) -> bytes:
             return _proto_order(data)
 
-    registry = f"shop-{secrets.token_hex(3)}"
     glue = glue_registry.client()
-    glue.create_registry(RegistryName=registry)
     serializer = KafkaSerializer(
         SchemaRegistryClient(glue, registry_name=registry),
         schema_naming_strategy=lambda topic, is_key, schema: "orders",
@@ -330,11 +334,9 @@ def _unframed(record: bytes, version_id: str) -> tuple[int, bytes]:
 
 
 def test_rows_written_as_protobuf_are_read_by_protoc_generated_classes(
-    spark: SparkSession, glue_registry: GlueRegistryServer, tmp_path: Path
+    spark: SparkSession, glue_registry: GlueRegistryServer, registry: str, tmp_path: Path
 ) -> None:
     glue = glue_registry.client()
-    registry = f"shop-{secrets.token_hex(3)}"
-    glue.create_registry(RegistryName=registry)
     created = glue.create_schema(
         RegistryId={"RegistryName": registry},
         SchemaName="orders",
@@ -382,11 +384,9 @@ def test_rows_written_as_protobuf_are_read_by_protoc_generated_classes(
 
 
 def test_register_schema_creates_a_protobuf_schema_protoc_compiles(
-    spark: SparkSession, glue_registry: GlueRegistryServer, tmp_path: Path
+    spark: SparkSession, glue_registry: GlueRegistryServer, registry: str, tmp_path: Path
 ) -> None:
     glue = glue_registry.client()
-    registry = f"shop-{secrets.token_hex(3)}"
-    glue.create_registry(RegistryName=registry)
     frame = spark.createDataFrame(
         [(1, "apple", [("a-1", 2)], {"x": 3}, 0), (2, None, None, None, 5)],
         "id BIGINT NOT NULL, item STRING, line_items ARRAY<STRUCT<sku: STRING, qty: INT>>, "

@@ -186,12 +186,15 @@ def test_a_thin_client_decodes_and_encodes_glue_registry_records(
 ) -> None:
     # The registry functions reach the server as its SQL functions (the session extension): the thin client
     # has no JVM to call them on.
-    orders = Orders(glue_registry)
-    framed = json.dumps([record.hex() for record in orders.written()])
-    args = [connect_server.address, orders.registry, json.dumps(glue_registry.options()), framed]
-    ran = run_program(tmp_path, "glue.py", GLUE, args, launcher=[thin_python], env=environment_of_a_venv())
-    result = result_of(ran)
-    assert result["decoded"] == {"value": [[1, "apple", 0.0], [2, "pear", 2.5], [3, "fig", 4.0]]}, result
-    assert result["headers"] == {"value": ["none", "none", "zlib"]}, result
-    assert result["round_trip"] == result["decoded"], result
-    assert result["misspelt"]["raised"]["condition"] == "KINESIS_FUNCTION_OPTION_UNKNOWN", result
+    with glue_registry.registry() as registry:
+        orders = Orders(glue_registry, registry)
+        framed = json.dumps([record.hex() for record in orders.written()])
+        args = [connect_server.address, orders.registry, json.dumps(glue_registry.options()), framed]
+        ran = run_program(
+            tmp_path, "glue.py", GLUE, args, launcher=[thin_python], env=environment_of_a_venv()
+        )
+        result = result_of(ran)
+        assert result["decoded"] == {"value": [[1, "apple", 0.0], [2, "pear", 2.5], [3, "fig", 4.0]]}, result
+        assert result["headers"] == {"value": ["none", "none", "zlib"]}, result
+        assert result["round_trip"] == result["decoded"], result
+        assert result["misspelt"]["raised"]["condition"] == "KINESIS_FUNCTION_OPTION_UNKNOWN", result
