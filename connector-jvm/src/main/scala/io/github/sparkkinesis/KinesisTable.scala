@@ -9,7 +9,6 @@ import io.github.sparkkinesis.batch.KinesisRelation
 import io.github.sparkkinesis.client.KinesisClientFactory
 import io.github.sparkkinesis.config.{
   AwsOptions,
-  KinesisBatchReadConfig,
   KinesisOptions,
   KinesisSinkConfig,
   KinesisSourceConfig,
@@ -97,7 +96,7 @@ private[sparkkinesis] object KinesisTable {
    * at once, as `.load()` creates it.
    */
   def batchRelation(sqlContext: SQLContext, parameters: Map[String, String]): BaseRelation =
-    new KinesisRelation(sqlContext, KinesisBatchReadConfig(parameters, () => KinesisClientFactory.defaultRegion()))
+    KinesisRelation(sqlContext, parameters)
 
   /** The rows the source produces, for [[KinesisTableProvider]]. */
   def recordSchema(): StructType = KinesisRecordSchema.schema

@@ -50,3 +50,13 @@ private[sparkkinesis] final class KinesisRelation(
 
   override def toString: String = config.description
 }
+
+private[sparkkinesis] object KinesisRelation {
+
+  /**
+   * The batch read of `options` (`spark.read`'s, SQL `read_kinesis`'s), checked at once; the default region
+   * asked of the SDK's chain only when neither `region` nor `endpoint` names one.
+   */
+  def apply(sqlContext: SQLContext, options: Map[String, String]): KinesisRelation =
+    new KinesisRelation(sqlContext, KinesisBatchReadConfig(options, () => KinesisClientFactory.defaultRegion()))
+}

@@ -23,6 +23,13 @@ private[sparkkinesis] object OptionKeys {
   /** What `key` names, if it is an option only the Databricks source can use. */
   def databricksOnlyOption(key: String): Option[String] = databricksOnly.get(key.toLowerCase(Locale.ROOT))
 
+  /**
+   * Arguments of Databricks' `read_kinesis` (lower-case) that tune what this connector does its own way: how
+   * long to wait for an enhanced fan-out consumer to be registered and deregistered. Taken, so that ported
+   * queries run, and ignored with the warning every unknown option gets.
+   */
+  val databricksUnused: Set[String] = Set("registerconsumertimeoutinterval", "deregisterconsumertimeoutinterval")
+
   /** The option `key` is a likely misspelling of, if any; None for a known key. */
   def meant(key: String): Option[OptionSpec[_]] = {
     val lower = key.toLowerCase(Locale.ROOT)

@@ -97,6 +97,7 @@ private[sparkkinesis] object ErrorCondition {
   val RequestRejected: ErrorCondition = declare("KINESIS_REQUEST_REJECTED", Family.Other)
   val SaveModeUnsupported: ErrorCondition = declare("KINESIS_SAVE_MODE_UNSUPPORTED", Family.Option)
   val SchemaFixed: ErrorCondition = declare("KINESIS_SCHEMA_FIXED", Family.Option)
+  val SettingInvalid: ErrorCondition = declare("KINESIS_SETTING_INVALID", Family.Option)
   val SinkColumns: ErrorCondition = declare("KINESIS_SINK_COLUMNS", Family.Option)
   val SinkStreamUnset: ErrorCondition = declare("KINESIS_SINK_STREAM_UNSET", Family.Option)
   val StartNotInShard: ErrorCondition = declare("KINESIS_START_NOT_IN_SHARD", Family.Option)

@@ -31,6 +31,10 @@ private[sparkkinesis] object KinesisErrors {
       example: String): KinesisIllegalArgumentException =
     argument(OptionInvalid, "key" -> key, "value" -> shownValue, "problem" -> problem, "example" -> example)
 
+  /** A Spark setting of the connector's (`spark.kinesis....`) whose value it cannot use. */
+  def settingInvalid(key: String, value: String, problem: String, example: String): KinesisIllegalArgumentException =
+    argument(SettingInvalid, "key" -> key, "value" -> value, "problem" -> problem, "example" -> example)
+
   /** An option key that is no option of the connector's but close to `suggestion`, which is. */
   def unknownOption(key: String, suggestion: String): KinesisIllegalArgumentException =
     argument(OptionUnknown, "key" -> key, "suggestion" -> suggestion)
