@@ -272,11 +272,14 @@ private[sparkkinesis] final class KinesisMicroBatchStream(
    */
   override def metrics(latestConsumedOffset: java.util.Optional[Offset]): java.util.Map[String, String] = {
     val gauges = catalog.gauges
-    (streams.metrics(gauges.millisBehindLatest, taskRateLimitErrors.value) ++ Map(
-      "totalPrefetchedBytes" -> gauges.bufferedBytes.toString,
-      "numThrottledFetches" -> gauges.throttledFetches.toString,
-      "numCorruptAggregatedRecords" -> gauges.corruptAggregates.toString
-    )).asJava
+    streams.published(
+      streams.metrics(gauges.millisBehindLatest, taskRateLimitErrors.value) ++ Map(
+        "totalPrefetchedBytes" -> gauges.bufferedBytes.toString,
+        "totalPrefetchedRecords" -> gauges.bufferedRecords.toString,
+        "numPrefetchedBlocks" -> gauges.blocks.toString,
+        "numThrottledFetches" -> gauges.throttledFetches.toString,
+        "numCorruptAggregatedRecords" -> gauges.corruptAggregates.toString
+      ))
   }
 
   override def deserializeOffset(json: String): Offset = streams.deserializeOffset(json)
