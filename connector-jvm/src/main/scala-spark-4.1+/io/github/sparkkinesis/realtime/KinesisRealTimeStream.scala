@@ -1,8 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.github.sparkkinesis.realtime
 
-import scala.jdk.CollectionConverters._
-
 import io.github.sparkkinesis.client.{ExecutorApis, RateLimitErrors}
 import io.github.sparkkinesis.config.{KinesisOptions, KinesisSourceConfig}
 import io.github.sparkkinesis.errors.KinesisErrors

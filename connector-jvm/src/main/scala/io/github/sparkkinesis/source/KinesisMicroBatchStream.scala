@@ -1,8 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.github.sparkkinesis.source
 
-import scala.jdk.CollectionConverters._
-
 import io.github.sparkkinesis.client.{ExecutorApis, ShardInfo}
 import io.github.sparkkinesis.config.{KinesisSourceConfig, TriggerLimits}
 import io.github.sparkkinesis.errors.ErrorCondition
