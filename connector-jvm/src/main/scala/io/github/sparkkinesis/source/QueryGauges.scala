@@ -38,6 +38,7 @@ private[sparkkinesis] final class QueryGauges(
   private val registry = new MetricRegistry
   private val gauges = mutable.Map.empty[String, ValueGauge]
   private var state: State = NotAsked
+  private var lastPublished = Map.empty[String, String]
 
   /** The source's name once registered. */
   def sourceName: Option[String] = synchronized(state match {
@@ -48,7 +49,9 @@ private[sparkkinesis] final class QueryGauges(
   /** The figures of the progress Spark is making (`metrics`): the gauges show them from now on. */
   def publish(metrics: Map[String, String]): Unit = synchronized {
     if (state == NotAsked) state = label().fold[State](Off)(start)
-    if (state.isInstanceOf[Registered]) {
+    // Spark asks every 10 ms while nothing arrives; the figures change far less often.
+    if (state.isInstanceOf[Registered] && metrics != lastPublished) {
+      lastPublished = metrics
       val numbers = metrics.flatMap { case (key, text) => number(text).map(gaugeName(key) -> _) }
       gauges.keySet.diff(numbers.keySet).foreach { gone =>
         registry.remove(gone)

@@ -261,7 +261,7 @@ private[sparkkinesis] final class QueryStreams(
   /**
    * The metrics of every mode, with the Databricks source's names: the lag behind each shard's newest
    * record (`behind`, per shard; a stream whose calls fail has none, as the last one known would say all
-   * is well), how long since a call to each stream last succeeded, the shard counts, the streams, the
+   * is well; with several streams, each stream's too), how long since a call to each stream last succeeded, the shard counts, the streams, the
    * enhanced fan-out consumers read through, and AWS' throttling answers to the query's calls since it
    * started: the driver's, and `taskRateLimitErrors`, those its tasks counted.
    */
@@ -272,7 +272,14 @@ private[sparkkinesis] final class QueryStreams(
       // prefetch job's answers change it.
       case Some((b, f, metrics)) if (b eq behind) && f == failing => metrics
       case _ =>
-        val metrics = lagMetrics(behind.collect { case (key, ms) if !failing.contains(key.stream) => ms })
+        val known = behind.filter { case (key, _) => !failing.contains(key.stream) }
+        val byStream =
+          if (config.streams.size < 2) Map.empty[String, String]
+          else
+            known.groupBy(_._1.stream).flatMap { case (stream, shards) =>
+              lagMetrics(shards.values).map { case (name, value) => s"$name.$stream" -> value }
+            }
+        val metrics = lagMetrics(known.values) ++ byStream
         lastLag = Some((behind, failing, metrics))
         metrics
     }
