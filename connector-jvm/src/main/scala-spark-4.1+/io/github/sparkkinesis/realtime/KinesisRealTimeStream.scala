@@ -1,8 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.github.sparkkinesis.realtime
 
-import scala.jdk.CollectionConverters._
-
 import io.github.sparkkinesis.client.{ExecutorApis, RateLimitErrors}
 import io.github.sparkkinesis.config.{KinesisOptions, KinesisSourceConfig}
 import io.github.sparkkinesis.errors.KinesisErrors
@@ -142,7 +140,7 @@ private[sparkkinesis] final class KinesisRealTimeStream(
    * answers to the driver's calls and to those of the tasks that ended.
    */
   override def metrics(latestConsumedOffset: java.util.Optional[Offset]): java.util.Map[String, String] =
-    streams.metrics(lag, taskRateLimitErrors.value).asJava
+    streams.published(streams.metrics(lag, taskRateLimitErrors.value))
 
   /** Nothing is kept for a batch once it ends: its records went to Spark as they came. */
   override def commit(end: Offset): Unit = ()

@@ -235,11 +235,15 @@ private[sparkkinesis] final class BlockCatalog(maxRecordsPerFetch: Int) {
   /** What the query's metrics report of the catalog, as it stands. */
   def gauges: Gauges = synchronized {
     gaugesNow.getOrElse {
+      val segments = shards.values.flatMap(_.segments)
       val now = Gauges(
-        shards.values.map(_.segments.map(_.bytes).sum).sum,
+        segments.map(_.bytes).sum,
+        segments.map(_.records).sum,
+        segments.flatMap(_.block).toSet.size,
         shards.collect { case (k, s) if s.millisBehind.isDefined => k -> s.millisBehind.get }.toMap,
         throttled,
-        corrupt)
+        corrupt
+      )
       gaugesNow = Some(now)
       now
     }
@@ -287,12 +291,14 @@ private[sparkkinesis] object BlockCatalog {
 
   /**
    * What the query's metrics report of the catalog: the bytes prefetched and not yet committed (what
-   * `fetchBufferSize` bounds), per shard MillisBehindLatest after its last prefetch call, the throttled
+   * `fetchBufferSize` bounds), the records they are and the blocks that hold them, per shard MillisBehindLatest after its last prefetch call, the throttled
    * calls and the records that looked like KPL aggregated records but were not (passed on whole), since
    * the query began.
    */
   final case class Gauges(
       bufferedBytes: Long,
+      bufferedRecords: Long,
+      blocks: Int,
       millisBehindLatest: Map[ShardKey, Long],
       throttledFetches: Long,
       corruptAggregates: Long)

@@ -1,8 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.github.sparkkinesis.source
 
-import scala.jdk.CollectionConverters._
-
 import io.github.sparkkinesis.client.{ExecutorApis, ShardInfo}
 import io.github.sparkkinesis.config.{KinesisSourceConfig, TriggerLimits}
 import io.github.sparkkinesis.errors.ErrorCondition
@@ -272,11 +270,14 @@ private[sparkkinesis] final class KinesisMicroBatchStream(
    */
   override def metrics(latestConsumedOffset: java.util.Optional[Offset]): java.util.Map[String, String] = {
     val gauges = catalog.gauges
-    (streams.metrics(gauges.millisBehindLatest, taskRateLimitErrors.value) ++ Map(
-      "totalPrefetchedBytes" -> gauges.bufferedBytes.toString,
-      "numThrottledFetches" -> gauges.throttledFetches.toString,
-      "numCorruptAggregatedRecords" -> gauges.corruptAggregates.toString
-    )).asJava
+    streams.published(
+      streams.metrics(gauges.millisBehindLatest, taskRateLimitErrors.value) ++ Map(
+        "totalPrefetchedBytes" -> gauges.bufferedBytes.toString,
+        "totalPrefetchedRecords" -> gauges.bufferedRecords.toString,
+        "numPrefetchedBlocks" -> gauges.blocks.toString,
+        "numThrottledFetches" -> gauges.throttledFetches.toString,
+        "numCorruptAggregatedRecords" -> gauges.corruptAggregates.toString
+      ))
   }
 
   override def deserializeOffset(json: String): Offset = streams.deserializeOffset(json)

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.github.sparkkinesis.source
 
+import scala.jdk.CollectionConverters._
+
 import io.github.sparkkinesis.client.{
   ApiFailures,
   ClientUse,
@@ -35,6 +37,7 @@ import org.slf4j.LoggerFactory
  * consumers from the prefetcher's too). Whichever mode reads them stops them, with its own stop.
  *
  * @param queryId the streaming query's id, which names its consumers when `consumerName` is not set
+ * @param newGauges the gauges of Spark's metric system that show the query's metrics (see [[published]])
  */
 private[sparkkinesis] final class QueryStreams(
     config: KinesisSourceConfig,
@@ -42,7 +45,8 @@ private[sparkkinesis] final class QueryStreams(
     clock: Clock,
     newApi: () => KinesisApi,
     hadoopConf: () => Configuration,
-    queryId: () => Option[String]) {
+    queryId: () => Option[String],
+    newGauges: Seq[String] => QueryGauges = QueryGauges.none) {
   import QueryStreams._
 
   private val log = LoggerFactory.getLogger(getClass)
@@ -257,7 +261,7 @@ private[sparkkinesis] final class QueryStreams(
   /**
    * The metrics of every mode, with the Databricks source's names: the lag behind each shard's newest
    * record (`behind`, per shard; a stream whose calls fail has none, as the last one known would say all
-   * is well), how long since a call to each stream last succeeded, the shard counts, the streams, the
+   * is well; with several streams, each stream's too), how long since a call to each stream last succeeded, the shard counts, the streams, the
    * enhanced fan-out consumers read through, and AWS' throttling answers to the query's calls since it
    * started: the driver's, and `taskRateLimitErrors`, those its tasks counted.
    */
@@ -268,7 +272,14 @@ private[sparkkinesis] final class QueryStreams(
       // prefetch job's answers change it.
       case Some((b, f, metrics)) if (b eq behind) && f == failing => metrics
       case _ =>
-        val metrics = lagMetrics(behind.collect { case (key, ms) if !failing.contains(key.stream) => ms })
+        val known = behind.filter { case (key, _) => !failing.contains(key.stream) }
+        val byStream =
+          if (config.streams.size < 2) Map.empty[String, String]
+          else
+            known.groupBy(_._1.stream).flatMap { case (stream, shards) =>
+              lagMetrics(shards.values).map { case (name, value) => s"$name.$stream" -> value }
+            }
+        val metrics = lagMetrics(known.values) ++ byStream
         lastLag = Some((behind, failing, metrics))
         metrics
     }
@@ -289,18 +300,36 @@ private[sparkkinesis] final class QueryStreams(
 
   @volatile private var lastLag = Option.empty[(Map[ShardKey, Long], Set[String], Map[String, String])]
 
-  /** The query stops (after its batches' reading has): consumers are deregistered if asked, the client closed. */
-  def stop(): Unit = {
-    if (config.consumer.deregisterOnStop && consumersInUse) consumers.foreach(_.deregister())
-    apiInUse.foreach(_.close())
+  private val gauges = newGauges(config.streams)
+
+  /**
+   * The metrics of the progress Spark is making, as the stream of the query's mode reports them all: the
+   * gauges of Spark's metric system show them from now on (registered at the first progress), and Spark
+   * gets them.
+   */
+  def published(metrics: Map[String, String]): java.util.Map[String, String] = {
+    gauges.publish(metrics)
+    metrics.asJava
   }
+
+  /**
+   * The query stops (after its batches' reading has), or failed: the gauges are removed, consumers are
+   * deregistered if asked, the client closed.
+   */
+  def stop(): Unit =
+    try gauges.stop()
+    finally {
+      if (config.consumer.deregisterOnStop && consumersInUse) consumers.foreach(_.deregister())
+      apiInUse.foreach(_.close())
+    }
 }
 
 private[sparkkinesis] object QueryStreams {
 
   /**
    * The streams of a query Spark runs: read with the connector's reading client, the checkpoint through the
-   * session's Hadoop settings, the consumers named after Spark's id of the query.
+   * session's Hadoop settings, the consumers named after Spark's id of the query, the metrics in Spark's
+   * metric system if the session says so.
    */
   def apply(config: KinesisSourceConfig, checkpointLocation: String): QueryStreams =
     new QueryStreams(
@@ -309,7 +338,8 @@ private[sparkkinesis] object QueryStreams {
       SystemClock,
       () => KinesisClientFactory.create(config.aws, ClientUse.Reading),
       () => SparkSession.active.sparkContext.hadoopConfiguration,
-      streamingQueryId
+      streamingQueryId,
+      QueryGauges.inSpark
     )
 
   /** The id of the streaming query whose thread calls, as Spark sets it; stable across restarts. */

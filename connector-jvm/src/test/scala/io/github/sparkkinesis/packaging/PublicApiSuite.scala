@@ -32,7 +32,11 @@ class PublicApiSuite extends AnyFunSuite {
     "org.apache.spark.sparkkinesis.SparkBlocks$" ->
       "the bridge to Spark's block manager: in Spark's package, so it cannot be private to the connector's",
     "org.apache.spark.sql.sparkkinesis.ColumnExpressions$" ->
-      "the bridge between columns and the functions' expressions: in Spark's package, for the same reason"
+      "the bridge between columns and the functions' expressions: in Spark's package, for the same reason",
+    "org.apache.spark.sparkkinesis.SparkMetricsSystem$" ->
+      "the bridge to Spark's metric system (the source's gauges): in Spark's package, for the same reason",
+    "org.apache.spark.sql.sparkkinesis.ActiveQueries$" ->
+      "the names of the running streaming queries: in Spark's package, for the same reason"
   ) ++ (if (!hasConnectPlugin) Map.empty
         else
           Map(

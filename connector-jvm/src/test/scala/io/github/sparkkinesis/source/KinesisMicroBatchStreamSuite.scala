@@ -210,6 +210,10 @@ class KinesisMicroBatchStreamSuite extends AnyFunSuite with StopsFixtureStreams 
     val (rows, _) = f.readAll(f.initial, 2)
     assert(rows.toSet == Set(a -> "x", b -> "y"))
     assert(f.stream.toString == "KinesisV2[s,t]")
+    val lag = f.metrics.filter(_._1.contains("MsBehindLatest"))
+    assert(
+      Seq("", ".s", ".t").forall(s => lag.contains(s"maxMsBehindLatest$s") && lag.contains(s"avgMsBehindLatest$s")),
+      lag)
   }
 
   test("a stream that does not exist fails with its name and the endpoint") {
