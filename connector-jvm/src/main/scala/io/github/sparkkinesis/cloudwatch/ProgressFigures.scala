@@ -2,6 +2,7 @@
 package io.github.sparkkinesis.cloudwatch
 
 import java.time.Instant
+import java.util.UUID
 
 import scala.jdk.CollectionConverters._
 import scala.util.Try
@@ -45,22 +46,38 @@ private[sparkkinesis] object ProgressFigures {
   val StreamDimension = "Stream"
 
   /** The data of `progress`: none if it has no Kinesis source. */
-  def of(progress: StreamingQueryProgress): Seq[MetricDatum] = {
-    val query = Option(progress.name).filter(_.nonEmpty).getOrElse(progress.id.toString)
-    val at = timestampOf(progress)
-    progress.sources.toSeq.flatMap { source =>
-      KinesisSourceConfig.streamsDescribed(source.description).toSeq.flatMap { streams =>
-        val metrics = Option(source.metrics).map(_.asScala.toMap).getOrElse(Map.empty[String, String])
+  def of(progress: StreamingQueryProgress): Seq[MetricDatum] =
+    of(
+      progress.id,
+      progress.name,
+      progress.timestamp,
+      progress.sources.toSeq.map(s =>
+        s.description -> Option(s.metrics).fold(Map.empty[String, String])(_.asScala.toMap))
+    )
+
+  /**
+   * The data of a progress of query `id` (named `name`, or null), reported at `timestamp` (ISO-8601), whose
+   * sources are `sources`: each one's description and metrics.
+   */
+  def of(id: UUID, name: String, timestamp: String, sources: Seq[(String, Map[String, String])]): Seq[MetricDatum] = {
+    val query = Option(name).filter(_.nonEmpty).getOrElse(id.toString).take(MaxDimensionValue)
+    val at = timestampOf(timestamp)
+    sources.flatMap { case (description, metrics) =>
+      KinesisSourceConfig.streamsDescribed(String.valueOf(description)).toSeq.flatMap { streams =>
         metrics.toSeq.sortBy(_._1).flatMap { case (key, text) =>
-          figure(key, streams).flatMap { case (name, stream) =>
+          figure(key, streams).flatMap { case (metric, stream) =>
             Try(text.trim.toDouble).toOption.filter(v => !v.isNaN && !v.isInfinite).map { value =>
-              MetricDatum(name, Units(name), Seq(QueryDimension -> query, StreamDimension -> stream), value, at)
+              val dimensions = Seq(QueryDimension -> query, StreamDimension -> stream.take(MaxDimensionValue))
+              MetricDatum(metric, Units(metric), dimensions, value, at)
             }
           }
         }
       }
     }
   }
+
+  /** CloudWatch takes dimension values of at most 1024 characters. */
+  private val MaxDimensionValue = 1024
 
   /**
    * The metric name and `Stream` dimension of the source's figure `key`: a source-wide figure's stream is
@@ -75,8 +92,6 @@ private[sparkkinesis] object ProgressFigures {
       }
 
   /** When Spark reported the progress (ISO-8601 in UTC); now if it cannot be read. */
-  private def timestampOf(progress: StreamingQueryProgress): Long =
-    Option(progress.timestamp)
-      .flatMap(t => Try(Instant.parse(t).toEpochMilli).toOption)
-      .getOrElse(System.currentTimeMillis())
+  private def timestampOf(timestamp: String): Long =
+    Option(timestamp).flatMap(t => Try(Instant.parse(t).toEpochMilli).toOption).getOrElse(System.currentTimeMillis())
 }
