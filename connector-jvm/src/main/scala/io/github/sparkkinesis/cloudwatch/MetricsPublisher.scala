@@ -55,7 +55,7 @@ private[sparkkinesis] final class MetricsPublisher(
         queue.addLast(d)
       }
       if (overflow > 0)
-        drop(overflow, s"more than $maxQueued data waited to be sent (maxQueuedData): the oldest are dropped")
+        drop(overflow, s"more than $maxQueued data waited to be sent (maxQueuedData)")
       if (!sender.exists(_.isAlive)) sender = Some(DaemonThreads.start(MetricsPublisher.ThreadName)(run()))
       lock.notifyAll()
     }
