@@ -132,4 +132,13 @@ private[sparkkinesis] object CloudWatchSettings {
       AwsOptions.credentialsOf(options, region),
       options.required(MaxQueuedData))
   }
+
+  /** The settings table of docs/guides/operations.md ("To CloudWatch"). */
+  def markdownTable: String = {
+    val rows = all.map { s =>
+      val default = s.default.map(d => s"`$d`").getOrElse("")
+      s"| `$Prefix${s.key}` | $default | ${s.doc.replace("|", "\\|")} |"
+    }
+    ("| setting | default | meaning |" +: "| --- | --- | --- |" +: rows).mkString("\n")
+  }
 }
