@@ -13,7 +13,7 @@ class MetricsPublisherSuite extends AnyFunSuite {
 
   /** CloudWatch as a fake: takes, fails (keeping the data) or refuses the data, as `answer` says. */
   private final class FakeCloudWatch extends CloudWatchApi {
-    @volatile var answer: String => Unit = _ => ()
+    @volatile var answer: (String => Unit) = (_: String) => ()
     val taken = new ConcurrentLinkedQueue[Seq[Double]]()
     val attempts = new java.util.concurrent.atomic.AtomicInteger()
     val closes = new java.util.concurrent.atomic.AtomicInteger()
