@@ -8,11 +8,13 @@ builders (:class:`KinesisSourceOptions`, :class:`KinesisBatchReadOptions`, :clas
 manages enhanced fan-out consumers (:class:`KinesisConsumerManager`, or
 ``python -m pyspark_kinesis consumers ...``), asks for Spark's real-time mode on every PySpark that can
 run it (:func:`real_time`), and decodes records framed by the AWS Glue Schema Registry
-(:mod:`pyspark_kinesis.functions`). Importing it makes the connector's errors
+(:mod:`pyspark_kinesis.functions`), and publishes the connector's metrics to CloudWatch
+(:func:`publish_metrics_to_cloudwatch`). Importing it makes the connector's errors
 PySpark exceptions that are also :class:`KinesisError` subclasses (see :mod:`pyspark_kinesis.errors`).
 """
 
 from pyspark_kinesis._version import __version__
+from pyspark_kinesis.cloudwatch import publish_metrics_to_cloudwatch
 from pyspark_kinesis.consumers import ConsumerInfo, KinesisConsumerManager
 from pyspark_kinesis.errors import (
     KinesisAccessDeniedError,
@@ -67,6 +69,7 @@ __all__ = [
     "__version__",
     "configure_spark_with_kinesis",
     "kinesis_cause",
+    "publish_metrics_to_cloudwatch",
     "real_time",
 ]
 

@@ -55,6 +55,11 @@ def builder_option(builder: SparkSession.Builder, key: str) -> str | None:
     return options.get(key)
 
 
+def java_session(spark: SparkSession) -> Any:
+    """The JVM session behind a classic PySpark session."""
+    return spark._jsparkSession
+
+
 def dataframe(spark: SparkSession, jdf: Any) -> DataFrame:
     """A Python DataFrame over a JVM one."""
     return DataFrame(jdf, spark)

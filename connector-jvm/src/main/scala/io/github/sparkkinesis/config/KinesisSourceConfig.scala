@@ -32,11 +32,22 @@ private[sparkkinesis] final case class KinesisSourceConfig(
   def outageTimeoutMs: Option[Long] = reading.outageTimeoutMs
 
   /** The name Spark shows for this source in plans and progress reports, as the Databricks source does. */
-  lazy val description: String = s"KinesisV2[${streams.mkString(",")}]"
+  lazy val description: String = KinesisSourceConfig.describe(streams)
 }
 
 private[sparkkinesis] object KinesisSourceConfig {
   private val log = LoggerFactory.getLogger(classOf[KinesisSourceConfig])
+
+  /** A streaming read's name as Spark shows it (the source's `toString`, a progress's `sources[].description`). */
+  def describe(streams: Seq[String]): String = s"KinesisV2[${streams.mkString(",")}]"
+
+  private val Described = """KinesisV2\[([^\[\],]+(?:,[^\[\],]+)*)\]""".r
+
+  /** The streams a progress's source `description` names, if it is a Kinesis streaming read's ([[describe]]). */
+  def streamsDescribed(description: String): Option[Seq[String]] = description match {
+    case Described(streams) => Some(streams.split(',').toSeq)
+    case _ => None
+  }
 
   /**
    * Parses the source's options; throws [[io.github.sparkkinesis.errors.KinesisIllegalArgumentException]] naming the

@@ -53,7 +53,8 @@ class OptionsDocumentationSuite extends AnyFunSuite {
  * Writes the Python package's option registry (from KinesisOptions) and the generated tables into the
  * documentation pages under docs/, each table into the one page that holds it: the options (from
  * KinesisOptions) into docs/reference/options.md, the errors (from error/kinesis-error-conditions.json) into
- * docs/reference/errors.md and the IAM policies (from ClientUse) into docs/guides/credentials.md.
+ * docs/reference/errors.md, the IAM policies (from ClientUse) into docs/guides/credentials.md and the CloudWatch
+ * listener's settings (from CloudWatchSettings) into docs/guides/operations.md.
  * `dev/sbt "spark43_213/Test/runMain <this> [repo root]"`.
  */
 object DocsTables {
@@ -65,6 +66,7 @@ object DocsTables {
   val ErrorsPage = "docs/reference/errors.md"
   val CredentialsPage = "docs/guides/credentials.md"
   val FunctionsPage = "docs/reference/functions.md"
+  val OperationsPage = "docs/guides/operations.md"
 
   /** What a user runs to write the tables and the registry again. */
   val Regenerate = "run dev/sbt \"spark43_213/Test/runMain io.github.sparkkinesis.config.DocsTables\""
@@ -76,13 +78,15 @@ object DocsTables {
     Table("batch-options", OptionsPage, KinesisOptions.batchReadMarkdownTable),
     Table("errors", ErrorsPage, io.github.sparkkinesis.errors.ErrorTable.markdown),
     Table("iam-policies", CredentialsPage, IamPolicies.markdown),
-    Table("function-options", FunctionsPage, io.github.sparkkinesis.glue.GlueFunctionOptions.markdownTable)
+    Table("function-options", FunctionsPage, io.github.sparkkinesis.glue.GlueFunctionOptions.markdownTable),
+    Table("cloudwatch-settings", OperationsPage, io.github.sparkkinesis.cloudwatch.CloudWatchSettings.markdownTable)
   )
 
   private def origin(marker: String) = marker match {
     case "errors" => "error/kinesis-error-conditions.json"
     case "iam-policies" => "ClientUse"
     case "function-options" => "GlueFunctionOptions"
+    case "cloudwatch-settings" => "CloudWatchSettings"
     case _ => "KinesisOptions"
   }
 

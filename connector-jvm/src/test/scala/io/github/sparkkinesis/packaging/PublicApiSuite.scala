@@ -29,6 +29,8 @@ class PublicApiSuite extends AnyFunSuite {
     "io.github.sparkkinesis.errors.ErrorDetails" -> "an error's condition and parameters, as KinesisThrowable has",
     "io.github.sparkkinesis.functions$" -> "the column functions (from_glue_registry, ...), from Scala, Java, Python",
     "io.github.sparkkinesis.KinesisSparkExtensions" -> "the session extension of the SQL functions, named in settings",
+    "io.github.sparkkinesis.cloudwatch.CloudWatchMetricsListener" ->
+      "the query listener that publishes the source's metrics to CloudWatch, named in settings",
     "org.apache.spark.sparkkinesis.SparkBlocks$" ->
       "the bridge to Spark's block manager: in Spark's package, so it cannot be private to the connector's",
     "org.apache.spark.sql.sparkkinesis.ColumnExpressions$" ->
