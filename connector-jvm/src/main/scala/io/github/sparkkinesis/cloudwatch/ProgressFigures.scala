@@ -30,6 +30,8 @@ private[sparkkinesis] object ProgressFigures {
     "minMsBehindLatest" -> Milliseconds,
     "secondsSinceLastSuccessfulCall" -> Seconds,
     "totalPrefetchedBytes" -> Bytes,
+    "totalPrefetchedRecords" -> Count,
+    "numPrefetchedBlocks" -> Count,
     "numTotalShards" -> Count,
     "numClosedShards" -> Count,
     "numStreams" -> Count,
@@ -39,8 +41,9 @@ private[sparkkinesis] object ProgressFigures {
     "numCorruptAggregatedRecords" -> Count
   )
 
-  /** The figures a source reports once per stream, as `<figure>.<stream>`, with several streams. */
-  private val PerStream = Set("secondsSinceLastSuccessfulCall")
+  /** The figures a source reports once per stream too, as `<figure>.<stream>`, with several streams. */
+  private val PerStream =
+    Set("avgMsBehindLatest", "maxMsBehindLatest", "minMsBehindLatest", "secondsSinceLastSuccessfulCall")
 
   val QueryDimension = "Query"
   val StreamDimension = "Stream"

@@ -24,6 +24,8 @@ class ProgressFiguresSuite extends AnyFunSuite {
     "numRegisteredConsumers" -> "0",
     "numAwsRateLimitErrors" -> "7",
     "totalPrefetchedBytes" -> "123456",
+    "totalPrefetchedRecords" -> "321",
+    "numPrefetchedBlocks" -> "3",
     "numThrottledFetches" -> "2",
     "numCorruptAggregatedRecords" -> "0"
   )
@@ -41,6 +43,7 @@ class ProgressFiguresSuite extends AnyFunSuite {
     assert(units("totalPrefetchedBytes") == "Bytes")
     assert(units("numAwsRateLimitErrors") == "Count")
     assert(units("numThrottledFetches") == "Count")
+    assert(units("totalPrefetchedRecords") == "Count" && units("numPrefetchedBlocks") == "Count")
   }
 
   test("an unnamed query is named by its id") {
@@ -66,7 +69,11 @@ class ProgressFiguresSuite extends AnyFunSuite {
       "secondsSinceLastSuccessfulCall" -> "40",
       "secondsSinceLastSuccessfulCall.orders" -> "1",
       "secondsSinceLastSuccessfulCall.refunds" -> "40",
-      "numStreams" -> "2")
+      "maxMsBehindLatest" -> "900",
+      "maxMsBehindLatest.orders" -> "900",
+      "maxMsBehindLatest.refunds" -> "20",
+      "numStreams" -> "2"
+    )
     val data = ProgressFigures.of(id, "q", at, Seq("KinesisV2[orders,refunds]" -> metrics))
     val seen = data.map(d => (d.name, d.dimensions.toMap.apply("Stream"), d.value)).toSet
     assert(
@@ -74,6 +81,9 @@ class ProgressFiguresSuite extends AnyFunSuite {
         ("secondsSinceLastSuccessfulCall", "orders,refunds", 40.0),
         ("secondsSinceLastSuccessfulCall", "orders", 1.0),
         ("secondsSinceLastSuccessfulCall", "refunds", 40.0),
+        ("maxMsBehindLatest", "orders,refunds", 900.0),
+        ("maxMsBehindLatest", "orders", 900.0),
+        ("maxMsBehindLatest", "refunds", 20.0),
         ("numStreams", "orders,refunds", 2.0)
       ))
   }

@@ -71,7 +71,10 @@ class CloudWatchListenerIntegrationSuite extends AnyFunSuite with SourceIntegrat
   private def readRounds(stream: String, query: StreamingQuery, collector: BatchCollector, rounds: Range): Seq[Seen] = {
     rounds.foreach { round =>
       put(stream, (1 to 50).map(i => s"round-$round-$i"))
-      eventually(s"round $round read", 60, Some(query))(collector.rows.size >= round * 50)
+      // The rows reach the collector before their batch's progress is reported: wait for both.
+      eventually(s"round $round read and reported", 60, Some(query)) {
+        collector.rows.size >= round * 50 && query.recentProgress.map(_.numInputRows).sum >= round * 50
+      }
     }
     seen(collector.rows)
   }
