@@ -83,9 +83,9 @@ private[sparkkinesis] final class MetricsPublisher(
   }
 
   private def drop(count: Long, reason: String): Unit = lock.synchronized {
-    droppedTotal.addAndGet(count)
     droppedInTrouble += count
     troubled(reason)
+    droppedTotal.addAndGet(count)
   }
 
   private def troubled(reason: String): Unit = lock.synchronized {
@@ -163,8 +163,9 @@ private[sparkkinesis] final class MetricsPublisher(
         calls.incrementAndGet()
         try {
           api.putMetricData(request.body)
-          sentTotal.addAndGet(request.data.size.toLong)
+          // Logged before counted: whoever sees the count sees the line too.
           recovered()
+          sentTotal.addAndGet(request.data.size.toLong)
         } catch {
           case f: CloudWatchFailure if f.keepData =>
             troubled(f.reason)

@@ -17,9 +17,11 @@ class MetricsPublisherSuite extends AnyFunSuite {
     val taken = new ConcurrentLinkedQueue[Seq[Double]]()
     val attempts = new java.util.concurrent.atomic.AtomicInteger()
     val closes = new java.util.concurrent.atomic.AtomicInteger()
+    val callers = new ConcurrentLinkedQueue[Thread]()
     private val mapper = new ObjectMapper()
     override def putMetricData(body: String): Unit = {
       attempts.incrementAndGet()
+      callers.add(Thread.currentThread())
       answer(body)
       taken.add(mapper.readTree(body).get("MetricData").elements().asScala.map(_.get("Value").asDouble).toSeq)
     }
@@ -41,7 +43,11 @@ class MetricsPublisherSuite extends AnyFunSuite {
     }
   }
 
-  private def senders = Thread.getAllStackTraces.keySet.asScala.filter(_.getName == MetricsPublisher.ThreadName)
+  /** Closes `p` and waits for its sender's end, so that nothing it logs lands in a later test's capture. */
+  private def shutDown(p: MetricsPublisher): Unit = {
+    p.close()
+    eventually("the sender's end")(!p.sending)
+  }
 
   test("a progress's data go in one call, from a daemon thread that ends when idle and starts again") {
     val api = new FakeCloudWatch
@@ -49,15 +55,15 @@ class MetricsPublisherSuite extends AnyFunSuite {
     p.offer(data(0, 12))
     eventually("the call")(p.sent == 12)
     assert(api.taken.size == 1 && p.callsMade == 1)
-    assert(senders.nonEmpty && senders.forall(_.isDaemon))
+    val caller = api.callers.peek()
+    assert(caller.getName == MetricsPublisher.ThreadName && caller.isDaemon)
     eventually("the sender's end")(!p.sending)
     // The sender is no longer counted as such before it closes its client: an offer meanwhile starts another.
     eventually("the idle sender's client closed")(api.closes.get == 1)
     p.offer(data(12, 3))
     eventually("the next call")(p.sent == 15)
     assert(api.values == (0 until 15).map(_.toDouble))
-    p.close()
-    eventually("the sender's end")(!p.sending)
+    shutDown(p)
   }
 
   test("offering never waits for CloudWatch") {
@@ -71,7 +77,7 @@ class MetricsPublisherSuite extends AnyFunSuite {
     assert(ms < 2000, s"1000 offers took $ms ms while CloudWatch hung")
     assert(p.queued <= 50)
     hold.countDown()
-    p.close()
+    shutDown(p)
   }
 
   test("while CloudWatch is out, data are kept up to the bound, the oldest dropped and counted; then sent") {
@@ -93,7 +99,7 @@ class MetricsPublisherSuite extends AnyFunSuite {
     assert(lines.size == 2, lines.mkString("\n"))
     assert(lines.head.contains("WARN") && lines.head.contains("could not be reached: refused"), lines.head)
     assert(lines(1).contains("reach CloudWatch again") && lines(1).contains("2 data were dropped"), lines(1))
-    p.close()
+    shutDown(p)
   }
 
   test("data CloudWatch refuses are dropped, counted, not sent again") {
@@ -108,7 +114,7 @@ class MetricsPublisherSuite extends AnyFunSuite {
     }
     assert(api.attempts.get == 2 && p.sent == 0 && p.queued == 0)
     assert(logged.count(_.contains("Kinesis metrics are not reaching CloudWatch")) == 1)
-    p.close()
+    shutDown(p)
   }
 
   test("close makes one last attempt at what is queued, then the sender ends") {
