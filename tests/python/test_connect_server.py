@@ -476,3 +476,55 @@ def test_a_connect_client_decodes_glue_registry_records_with_the_servers_sql_fun
         misspelt = result["misspelt"]["raised"]
         assert misspelt["type"] == "KinesisOptionError", misspelt
         assert misspelt["condition"] == "KINESIS_FUNCTION_OPTION_UNKNOWN", misspelt
+
+
+READ_KINESIS_SQL = (
+    PRELUDE
+    + """
+address, arguments = sys.argv[1], sys.argv[2]
+spark = SparkSession.builder.remote(address).getOrCreate()
+major, minor = (int(part) for part in spark.version.split(".")[:2])
+
+
+def batch():
+    rows = spark.sql(f"SELECT CAST(data AS STRING) AS data FROM read_kinesis({arguments})").collect()
+    return sorted(r["data"] for r in rows)
+
+
+def streamed():
+    query = (
+        spark.sql(f"SELECT CAST(data AS STRING) AS data FROM STREAM read_kinesis({arguments})")
+        .writeStream.format("memory")
+        .queryName("from_read_kinesis")
+        .trigger(availableNow=True)
+        .start()
+    )
+    ended = query.awaitTermination(120)
+    rows = sorted(r["data"] for r in spark.table("from_read_kinesis").collect())
+    return {"ended": ended, "error": str(query.exception()) if query.exception() else None, "rows": rows}
+
+
+report(read=attempt(batch), streamed=attempt(streamed) if (major, minor) >= (4, 2) else None)
+spark.stop()
+"""
+)
+
+
+def test_a_connect_client_reads_with_sqls_read_kinesis_in_a_batch_and_on_42_as_a_stream(
+    connect_server: ConnectServer, kinesis: Kinesis, stream: str, tmp_path: Path
+) -> None:
+    put(kinesis.client(), stream, [(f"k{i}", f"connect-sql-{i}".encode()) for i in range(12)])
+    options = kinesis.options(stream, initialPosition="trim_horizon")
+    assert not any("'" in value or "\\" in value for value in options.values())
+    arguments = ", ".join(f"{key} => '{value}'" for key, value in options.items())
+    result = result_of(
+        run_program(tmp_path, "read_kinesis.py", READ_KINESIS_SQL, [connect_server.address, arguments])
+    )
+    expected = sorted(f"connect-sql-{i}" for i in range(12))
+    assert result["read"] == {"value": expected}, result
+    import pyspark
+
+    if tuple(int(part) for part in pyspark.__version__.split(".")[:2]) >= (4, 2):
+        assert result["streamed"] == {"value": {"ended": True, "error": None, "rows": expected}}, result
+    else:
+        assert result["streamed"] is None, result

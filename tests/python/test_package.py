@@ -244,6 +244,34 @@ def test_a_package_without_its_jars_or_without_the_line_refuses_clearly(tmp_path
     ]
 
 
+def test_the_command_line_prints_the_spark_defaults_that_load_the_connector(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from pyspark_kinesis.__main__ import main
+
+    monkeypatch.delenv("SPARK_KINESIS_JAR", raising=False)
+    monkeypatch.setattr("pyspark_kinesis.spark._JARS", tmp_path)
+    assert main(["spark-defaults"]) == 1
+    assert "error: The pyspark-kinesis package carries no connector jar" in capsys.readouterr().err
+
+    classes, dependencies = _package_jars(tmp_path, "3.4_2.12", spark_line())[1:]
+    assert main(["spark-defaults"]) == 0
+    printed = capsys.readouterr().out.splitlines()
+    assert (
+        printed[0]
+        == f"# The Kinesis connector (pyspark-kinesis, for Spark line {spark_line()}) and its SQL functions."
+    )
+    settings = dict(line.split(" ", 1) for line in printed[1:])
+    assert settings == {
+        "spark.jars": f"{classes},{dependencies}",
+        "spark.sql.extensions": "io.github.sparkkinesis.KinesisSparkExtensions",
+    }
+
+    monkeypatch.setenv("SPARK_KINESIS_JAR", "/opt/spark-kinesis.jar")
+    assert main(["spark-defaults"]) == 0
+    assert "spark.jars /opt/spark-kinesis.jar" in capsys.readouterr().out.splitlines()
+
+
 def _cli(kinesis: Kinesis, *args: str) -> subprocess.CompletedProcess[str]:
     """Runs ``python -m pyspark_kinesis`` as an operator would, against the tests' Kinesis."""
     env = {**os.environ, "SPARK_KINESIS_JAR": str(connector_jar())}

@@ -1,12 +1,18 @@
 # SPDX-License-Identifier: Apache-2.0
-"""Command line for operators: ``python -m pyspark_kinesis consumers list|register|deregister``.
+"""Command line for operators: a stream's consumers, and the Spark settings that load the connector.
 
-It starts a small local Spark session with the connector jar (the one the package carries, or
-``SPARK_KINESIS_JAR``), or, with ``--remote sc://...`` (or ``SPARK_REMOTE`` set), connects to a Spark Connect
-server that runs the connector's plugin, and calls :class:`pyspark_kinesis.consumers.KinesisConsumerManager`.
-Credentials come from the AWS default chain (environment variables, profile, instance role) of the process
-that calls Kinesis (this one, or the Connect server), optionally with a role to assume; secrets are never
-taken on the command line, where other users of the machine could see them.
+``python -m pyspark_kinesis spark-defaults`` prints the lines of a ``spark-defaults.conf`` that give Spark
+the connector: the jars this package carries for the installed PySpark's line (or ``SPARK_KINESIS_JAR``)
+and the session extension of its SQL functions. Tools that start Spark themselves, such as
+``spark-pipelines``, read them from the folder ``SPARK_CONF_DIR`` names.
+
+``python -m pyspark_kinesis consumers list|register|deregister`` starts a small local Spark session with the
+connector jar (the one the package carries, or ``SPARK_KINESIS_JAR``), or, with ``--remote sc://...`` (or
+``SPARK_REMOTE`` set), connects to a Spark Connect server that runs the connector's plugin, and calls
+:class:`pyspark_kinesis.consumers.KinesisConsumerManager`. Credentials come from the AWS default chain
+(environment variables, profile, instance role) of the process that calls Kinesis (this one, or the Connect
+server), optionally with a role to assume; secrets are never taken on the command line, where other users
+of the machine could see them.
 """
 
 from __future__ import annotations
@@ -27,6 +33,10 @@ _OPTION_FIELDS = ("region", "endpoint", "role_arn", "role_external_id", "role_se
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m pyspark_kinesis", description=__doc__.splitlines()[0])
     groups = parser.add_subparsers(dest="group", required=True)
+    groups.add_parser(
+        "spark-defaults",
+        help="print the lines of a spark-defaults.conf that give Spark the connector and its SQL functions",
+    )
     consumers = groups.add_parser("consumers", help="enhanced fan-out consumers of a stream")
     actions = consumers.add_subparsers(dest="action", required=True)
     for name, help_text in (
@@ -70,6 +80,8 @@ def _options(args: argparse.Namespace) -> dict[str, str]:
 def main(argv: Sequence[str] | None = None) -> int:
     """Runs the command line; returns the exit status (0 on success, 1 on a connector error, 2 on usage)."""
     args = _parser().parse_args(argv)
+    if args.group == "spark-defaults":
+        return _spark_defaults()
     from pyspark.sql import SparkSession
 
     from pyspark_kinesis.consumers import KinesisConsumerManager
@@ -106,6 +118,23 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KinesisError as e:
         print(f"error: {e}", file=sys.stderr)
         return 1
+
+
+def _spark_defaults() -> int:
+    """Prints the spark-defaults.conf lines that put the connector on Spark; 1 if the package has no jar."""
+    from pyspark_kinesis.spark import EXTENSIONS_CLASS, EXTENSIONS_SETTING, connector_jars, spark_line
+
+    jar = os.environ.get("SPARK_KINESIS_JAR")
+    try:
+        jars = [jar] if jar else [str(path) for path in connector_jars()]
+        source = "SPARK_KINESIS_JAR" if jar else f"pyspark-kinesis, for Spark line {spark_line()}"
+    except KinesisError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 1
+    print(f"# The Kinesis connector ({source}) and its SQL functions.")
+    print(f"spark.jars {','.join(jars)}")
+    print(f"{EXTENSIONS_SETTING} {EXTENSIONS_CLASS}")
+    return 0
 
 
 if __name__ == "__main__":
