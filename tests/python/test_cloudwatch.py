@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 from conftest import Kinesis
+from dashboards import cloudwatch_metrics
 from glue_registry_server import FAKE_ACCESS_KEY, FAKE_SECRET_KEY, GlueRegistryServer
 from pyspark.sql import SparkSession
 from pyspark_kinesis import KinesisOptionError, publish_metrics_to_cloudwatch
@@ -81,17 +82,28 @@ def test_one_call_publishes_every_query_progress_figures_to_cloudwatch(
         put(kinesis.client(), stream, [(f"key-{i}", f"order-{i}".encode()) for i in range(20)])
         poll("20 records", collector.rows, lambda rows: len(rows) >= 20, query)
         cloudwatch = _cloudwatch(glue_registry)
+        # What the dashboard and the alarms of docs/dashboards/cloudwatch.yaml read, for this query.
+        watched = cloudwatch_metrics(
+            {"Namespace": "PyTests", "QueryName": "py-cloudwatch", "StreamName": stream}
+        )
         metrics = poll(
             "the query's metrics in CloudWatch",
             lambda: cloudwatch.list_metrics(
                 Namespace="PyTests", Dimensions=[{"Name": "Query", "Value": "py-cloudwatch"}]
             )["Metrics"],
-            lambda found: {"maxMsBehindLatest", "numAwsRateLimitErrors"} <= {m["MetricName"] for m in found},
+            lambda found: {m[1] for m in watched} <= {m["MetricName"] for m in found},
             query,
         )
     finally:
         query.stop()
     assert all({"Name": "Stream", "Value": stream} in m["Dimensions"] for m in metrics)
+    published = {
+        ("PyTests", m["MetricName"], frozenset((d["Name"], d["Value"]) for d in m["Dimensions"]))
+        for m in metrics
+    }
+    assert watched <= published, (
+        f"the dashboard or an alarm reads what is not published: {watched - published}"
+    )
 
 
 def test_a_bad_setting_is_refused_naming_it_and_nothing_changes(spark: SparkSession) -> None:

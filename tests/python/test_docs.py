@@ -318,3 +318,27 @@ def test_the_coordinates_of_every_page_name_the_current_version() -> None:
                     f"{document.relative_to(ROOT)}:{line}: {found.group(0)!r} names {named}, not {version}"
                 )
     assert not wrong, "\n".join(wrong)
+
+
+def test_the_dashboards_and_alarms_are_what_cloudformation_grafana_and_prometheus_take() -> None:
+    import subprocess
+    import sys
+
+    import promql_parser
+    from dashboards import CLOUDWATCH_TEMPLATE, alert_expressions, cloudwatch_dashboard, grafana_expressions
+
+    linted = subprocess.run(
+        [str(Path(sys.executable).parent / "cfn-lint"), str(CLOUDWATCH_TEMPLATE)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert linted.returncode == 0, linted.stdout + linted.stderr
+    widgets = cloudwatch_dashboard({"QueryName": "orders", "StreamName": "orders"})["widgets"]
+    assert {w["properties"]["title"] for w in widgets} >= {"Lag behind the newest record (ms)", "Alarms"}
+    for expression in [
+        *grafana_expressions("orders", "kinesis_orders_orders"),
+        *alert_expressions().values(),
+    ]:
+        promql_parser.parse(expression)  # raises on what Prometheus would refuse

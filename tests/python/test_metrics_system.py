@@ -6,11 +6,13 @@ spark.sql.streaming.metricsEnabled, whose query's lag gauge the servlet serves w
 from __future__ import annotations
 
 import json
+import re
 import socket
 from pathlib import Path
 
 import pytest
 from conftest import Kinesis, copied_connector_jar, run_program
+from dashboards import alert_expressions, grafana_expressions, selected_names
 
 PROGRAM = r"""
 import json, sys, time, urllib.request
@@ -72,3 +74,16 @@ def test_the_prometheus_servlet_serves_the_querys_lag_as_its_progress_says(
     assert lines, [line for line in outcome["served"] if "kinesis" in line]
     assert lines[0].rsplit(" ", 1)[1] == outcome["progress"]["maxMsBehindLatest"]
     assert not [line for line in outcome["after"] if "_kinesis_orders_lag_" in line], "gone with the query"
+
+    # The Grafana dashboard and the alerting rules of docs/dashboards select the query's gauges by name.
+    served = {line.split("{", 1)[0] for line in outcome["served"] if not line.startswith("#")}
+    source = f"kinesis_orders_lag_{stream_part}"
+    expressions = grafana_expressions("metrics_system_e2e", source) + list(alert_expressions().values())
+    for expression in expressions:
+        for pattern in selected_names(expression):
+            chosen = sorted(name for name in served if re.match(pattern, name))
+            assert chosen, f"{pattern} of {expression} selects no gauge"
+            assert all(source in name for name in chosen), chosen
+        for replaced in re.findall(r'"__name__", "([^"]+)"\)', expression):
+            extracted = {m.group(1) for name in served if (m := re.fullmatch(replaced, name))}
+            assert extracted == {source}, f"the legend's pattern {replaced} finds {extracted}"
