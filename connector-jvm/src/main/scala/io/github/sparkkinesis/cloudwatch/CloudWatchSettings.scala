@@ -40,6 +40,9 @@ private[sparkkinesis] object CloudWatchSettings {
   /** What every setting's key starts with in the Spark configuration. */
   val Prefix = "spark.kinesis.cloudwatch."
 
+  /** Where the settings are described. */
+  private val Documentation = "docs/guides/operations.md#to-cloudwatch"
+
   val Namespace: OptionSpec[String] =
     plain(
       "namespace",
@@ -115,7 +118,7 @@ private[sparkkinesis] object CloudWatchSettings {
       resolveDefaultRegion: () => Option[String] = () => KinesisClientFactory.defaultRegion()): CloudWatchSettings = {
     val keys = all.map(_.lowerKey).toSet
     raw.keys.toSeq.sorted.find(k => !keys.contains(k.toLowerCase(Locale.ROOT))).foreach { k =>
-      throw KinesisErrors.functionOptionUnknown(s"The CloudWatch metrics listener ($Prefix*)", k, all.map(_.key))
+      throw KinesisErrors.settingUnknown(Prefix + k, Prefix, all.map(Prefix + _.key), Documentation)
     }
     val options = new ParsedOptions(raw)
     all.foreach(options.get(_))

@@ -98,6 +98,7 @@ private[sparkkinesis] object ErrorCondition {
   val SaveModeUnsupported: ErrorCondition = declare("KINESIS_SAVE_MODE_UNSUPPORTED", Family.Option)
   val SchemaFixed: ErrorCondition = declare("KINESIS_SCHEMA_FIXED", Family.Option)
   val SettingInvalid: ErrorCondition = declare("KINESIS_SETTING_INVALID", Family.Option)
+  val SettingUnknown: ErrorCondition = declare("KINESIS_SETTING_UNKNOWN", Family.Option)
   val SinkColumns: ErrorCondition = declare("KINESIS_SINK_COLUMNS", Family.Option)
   val SinkStreamUnset: ErrorCondition = declare("KINESIS_SINK_STREAM_UNSET", Family.Option)
   val StartNotInShard: ErrorCondition = declare("KINESIS_START_NOT_IN_SHARD", Family.Option)

@@ -35,6 +35,22 @@ private[sparkkinesis] object KinesisErrors {
   def settingInvalid(key: String, value: String, problem: String, example: String): KinesisIllegalArgumentException =
     argument(SettingInvalid, "key" -> key, "value" -> value, "problem" -> problem, "example" -> example)
 
+  /**
+   * A Spark setting under `prefix` that is none of the connector's; `settings` are those it has there, and
+   * `documentation` the page that describes them.
+   */
+  def settingUnknown(
+      key: String,
+      prefix: String,
+      settings: Seq[String],
+      documentation: String): KinesisIllegalArgumentException =
+    argument(
+      SettingUnknown,
+      "key" -> key,
+      "prefix" -> prefix,
+      "settings" -> settings.mkString(", "),
+      "documentation" -> documentation)
+
   /** An option key that is no option of the connector's but close to `suggestion`, which is. */
   def unknownOption(key: String, suggestion: String): KinesisIllegalArgumentException =
     argument(OptionUnknown, "key" -> key, "suggestion" -> suggestion)

@@ -48,8 +48,12 @@ class CloudWatchSettingsSuite extends AnyFunSuite {
     assert(refused(Map("region" -> "us-east-1", "maxQueuedData" -> "0")).contains("maxQueuedData"))
     val misspelt = refused(Map("region" -> "us-east-1", "namepsace" -> "x"))
     assert(
-      misspelt.contains("namepsace") && misspelt.contains("namespace") && misspelt.contains(
-        "spark.kinesis.cloudwatch."))
+      misspelt.startsWith(
+        "[KINESIS_SETTING_UNKNOWN] The connector has no Spark setting 'spark.kinesis.cloudwatch.namepsace'; " +
+          "the settings under spark.kinesis.cloudwatch. are spark.kinesis.cloudwatch.namespace, "),
+      misspelt
+    )
+    assert(misspelt.contains("docs/guides/operations.md#to-cloudwatch says what each means."), misspelt)
     assert(refused(Map.empty).contains("spark.kinesis.cloudwatch.region"))
     val secret = refused(Map("region" -> "us-east-1", "awsSecretKey" -> "very-secret"))
     assert(!secret.contains("very-secret"))

@@ -98,7 +98,8 @@ class ErrorConditionsSuite extends AnyFunSuite {
       GlueRegistryErrors.rowUnencodable("orders", "r", 2, "column id: null, and the field is not nullable", null),
       KinesisErrors.functionArguments("from_glue_registry", "from_glue_registry(data, schemaName)", "no data"),
       KinesisErrors.functionOptionUnknown("from_glue_registry", "regoin", Seq("region", "endpoint")),
-      KinesisErrors.settingInvalid("spark.kinesis.sql.readFunctionName", "a.b", "not one identifier", "kinesis_read")
+      KinesisErrors.settingInvalid("spark.kinesis.sql.readFunctionName", "a.b", "not one identifier", "kinesis_read"),
+      KinesisErrors.settingUnknown("spark.x.regoin", "spark.x.", Seq("spark.x.region"), "docs/x.md")
     )
     made.foreach { e =>
       assert(e.getMessage.startsWith(s"[${e.getCondition}] "), e.getMessage)
