@@ -199,7 +199,7 @@ class Records:
 
 def rate_at(phase_seconds: float) -> Callable[[float], float]:
     def rate(t: float) -> float:
-        # the phase's first half, so that the query catches up within the phase
+        # for the first half of the phase: the query, at most 250 records a second, catches up afterwards
         return BURST_RATE if phase_seconds <= t < 1.5 * phase_seconds else STEADY_RATE
 
     return rate
@@ -524,24 +524,32 @@ def stretches(points: list[list[float]], gap: float) -> list[list[list[float]]]:
 
 
 def draw_panel(
-    panel: dict[str, Any], box: tuple[float, float, float, float], gap: float, run: dict[str, Any]
+    panel: dict[str, Any],
+    box: tuple[float, float, float, float],
+    gap: float,
+    t_end: float,
+    phases: dict[str, float],
 ) -> str:
-    """One panel in `box` (x, y, width, height in pixels): title, axes with round ticks, a line a series (cut
-    where data is missing for over `gap` s), the thresholds the definition draws (named in the legend when
-    above the data), the phases, a legend."""
+    """One panel in `box` (x, y, width, height in pixels): title, axes with round ticks (time up to
+    `t_end`), a line a series (cut where data is missing for over `gap` s), the thresholds the definition
+    draws (named in the legend when above the data), the `phases`, a legend."""
     x0, y0, w, h = box
     out = [f'<rect x="{x0 + 4}" y="{y0 + 4}" width="{w - 8}" height="{h - 8}" fill="none" stroke="#ccc"/>']
     out.append(f'<text x="{x0 + 12}" y="{y0 + 22}" font-size="13">{escape(panel["title"])}</text>')
     if "alarms" in panel:
         for i, text in enumerate(panel["alarms"]):
-            out.append(f'<text x="{x0 + 12}" y="{y0 + 50 + i * 22}" font-size="11">{escape(text)}</text>')
+            condition, figure = text.split(" — ")
+            out.append(
+                f'<text x="{x0 + 12}" y="{y0 + 50 + i * 40}" font-size="12">{escape(condition)}</text>'
+            )
+            out.append(f'<text x="{x0 + 24}" y="{y0 + 66 + i * 40}" fill="#555">{escape(figure)}</text>')
         return "\n".join(out)
     left_lines = [line for line in panel["lines"] if not line.get("right")]
     right_lines = [line for line in panel["lines"] if line.get("right")]
     legend_rows = len(panel["lines"]) + len(panel["thresholds"])
     left, right = x0 + 60, x0 + w - (60 if right_lines else 16)
     top, bottom = y0 + 32, y0 + h - 26 - 15 * legend_rows
-    t_ticks = ticks(run["end"])
+    t_ticks = ticks(t_end)
     t_max = t_ticks[-1]
 
     def x(t: float) -> float:
@@ -570,7 +578,7 @@ def draw_panel(
         r_ticks = scale(right_lines)
         for v in r_ticks:
             out.append(f'<text x="{right + 5}" y="{y_of(v, r_ticks):.1f}" dy="4">{number(v)}</text>')
-    for phase, t in run["phases"].items():
+    for phase, t in phases.items():
         out.append(f'<line x1="{x(t):.1f}" y1="{top}" x2="{x(t):.1f}" y2="{bottom}" stroke="#999"')
         out.append(' stroke-dasharray="2 3"/>')
         out.append(f'<text x="{x(t) + 3:.1f}" y="{top + 10}" font-size="9" fill="#555">{phase}</text>')
@@ -615,9 +623,12 @@ def picture(
     ]
     for i, line in enumerate(caption):
         out.append(f'<text x="10" y="{42 + i * 16}" fill="#555">{escape(line)}</text>')
+    # one time axis for every panel: to the end of the writes, or of the data if later (the query catching up)
+    t_end = max([run["end"], *(t for p in panels for line in p.get("lines", []) for t, _ in line["points"])])
     for panel in panels:
         gx, gy, gw, gh = panel["grid"]
-        out.append(draw_panel(panel, (gx * CELL, header + gy * row, gw * CELL, gh * row), gap, run))
+        box = (gx * CELL, header + gy * row, gw * CELL, gh * row)
+        out.append(draw_panel(panel, box, gap, t_end, run["phases"]))
     out.append("</svg>")
     return "\n".join(out) + "\n"
 
