@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: Apache-2.0
 """The dashboards and alarms of docs/dashboards, read as CloudFormation, Grafana and Prometheus read them: the
 CloudWatch metrics the template's dashboard and alarms name, and the Prometheus expressions of the Grafana
-dashboard and the alerting rules, so that tests can hold them against what the connector publishes."""
+dashboard and the alerting rules, so that tests can hold them against what the connector publishes, and
+dev/bench_dashboards.py can draw them filled with a run's data."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-DASHBOARDS = Path(__file__).resolve().parents[2] / "docs" / "dashboards"
+DASHBOARDS = Path(__file__).resolve().parents[1] / "docs" / "dashboards"
 CLOUDWATCH_TEMPLATE = DASHBOARDS / "cloudwatch.yaml"
 GRAFANA_DASHBOARD = DASHBOARDS / "grafana.json"
 PROMETHEUS_ALERTS = DASHBOARDS / "prometheus-alerts.yml"
@@ -94,13 +95,21 @@ def cloudwatch_metrics(parameters: dict[str, str]) -> set[Metric]:
     return found
 
 
+def grafana_dashboard(app: str, source: str) -> dict[str, Any]:
+    """The Grafana dashboard, its panels' expressions with its variables set to `app` and `source`."""
+    dashboard: dict[str, Any] = json.loads(GRAFANA_DASHBOARD.read_text())
+    for panel in dashboard["panels"]:
+        for target in panel["targets"]:
+            target["expr"] = (
+                target["expr"].replace("${app}", app).replace("${source:regex}", re.escape(source))
+            )
+    return dashboard
+
+
 def grafana_expressions(app: str, source: str) -> list[str]:
     """The Grafana dashboard's Prometheus expressions, with its variables set to `app` and `source`."""
-    dashboard = json.loads(GRAFANA_DASHBOARD.read_text())
     return [
-        target["expr"].replace("${app}", app).replace("${source:regex}", re.escape(source))
-        for panel in dashboard["panels"]
-        for target in panel["targets"]
+        target["expr"] for panel in grafana_dashboard(app, source)["panels"] for target in panel["targets"]
     ]
 
 
