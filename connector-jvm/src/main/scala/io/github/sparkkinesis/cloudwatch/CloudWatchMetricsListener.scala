@@ -6,8 +6,10 @@ import java.util.UUID
 
 import scala.jdk.CollectionConverters._
 
-import org.apache.spark.sql.streaming.StreamingQueryListener
+import org.apache.spark.sql.sparkkinesis.ActiveQueries
+import org.apache.spark.sql.streaming.{StreamingQueryListener, StreamingQueryProgress}
 import org.apache.spark.sql.streaming.StreamingQueryListener.{
+  QueryIdleEvent,
   QueryProgressEvent,
   QueryStartedEvent,
   QueryTerminatedEvent
@@ -25,17 +27,20 @@ import org.apache.spark.SparkConf
  *
  * Never slows a query: Spark calls it on its listener bus thread, where it only queues the data; its own
  * daemon thread sends them ([[MetricsPublisher]]). A progress already published (the same query and
- * timestamp) is not published again. Driver side; thread-safe.
+ * timestamp) is not published again. An idle query's progress, which Spark hands no listener, is published
+ * when Spark says the query is idle. Driver side; thread-safe.
  */
 final class CloudWatchMetricsListener private[sparkkinesis] (
     private[sparkkinesis] val settings: CloudWatchSettings,
-    private[sparkkinesis] val publisher: MetricsPublisher)
+    private[sparkkinesis] val publisher: MetricsPublisher,
+    lastProgressOf: UUID => Option[StreamingQueryProgress])
     extends StreamingQueryListener {
 
   private[sparkkinesis] def this(settings: CloudWatchSettings) =
     this(
       settings,
-      new MetricsPublisher(settings.namespace, () => new SdkCloudWatchApi(settings), settings.maxQueuedData))
+      new MetricsPublisher(settings.namespace, () => new SdkCloudWatchApi(settings), settings.maxQueuedData),
+      ActiveQueries.lastProgressOf)
 
   /** As Spark makes it from `spark.sql.streaming.streamingQueryListeners`, with the session's configuration. */
   def this(conf: SparkConf) = this(CloudWatchMetricsListener.settingsOf(conf))
@@ -45,11 +50,18 @@ final class CloudWatchMetricsListener private[sparkkinesis] (
 
   override def onQueryStarted(event: QueryStartedEvent): Unit = ()
 
-  override def onQueryProgress(event: QueryProgressEvent): Unit = {
-    val progress = event.progress
+  override def onQueryProgress(event: QueryProgressEvent): Unit = publish(event.progress)
+
+  /**
+   * An idle query tells listeners only that it is idle, every `spark.sql.streaming.noDataProgressEventInterval`
+   * (10 s by default), and makes a progress it reports to no listener: that one is published, so that the
+   * figures go on while no record arrives, Kinesis out of reach among the reasons.
+   */
+  override def onQueryIdle(event: QueryIdleEvent): Unit = lastProgressOf(event.id).foreach(publish)
+
+  private def publish(progress: StreamingQueryProgress): Unit =
     if (published.put(progress.id, String.valueOf(progress.timestamp)) != String.valueOf(progress.timestamp))
       publisher.offer(ProgressFigures.of(progress))
-  }
 
   override def onQueryTerminated(event: QueryTerminatedEvent): Unit = published.remove(event.id)
 

@@ -120,6 +120,29 @@ class CloudWatchListenerIntegrationSuite extends AnyFunSuite with SourceIntegrat
   }
 
   test(
+    "an idle query's figures go on to CloudWatch: the progress Spark makes while idle hands no listener",
+    Integration) {
+    val stream = newStream(shards = 1)
+    val collector = new BatchCollector
+    val query = start(read(stream)("initialPosition" -> "trim_horizon"), "cw-idle", collector)
+    readRounds(stream, query, collector, 1 to 1)
+    val lastBatch = Instant.parse(kinesisProgresses(query).filter(_._1.numInputRows > 0).last._1.timestamp)
+    val dimensions = Seq("Query" -> "cw-idle", "Stream" -> stream)
+    // An idle progress every second (noDataProgressEventInterval), none of them given to a listener.
+    def afterLastBatch(metric: String) =
+      cloudWatch.statistics(
+        namespace,
+        metric,
+        dimensions,
+        lastBatch.toEpochMilli + 1000,
+        System.currentTimeMillis() + 60000)
+    eventually("idle progresses in CloudWatch", 30, Some(query))(afterLastBatch("numStreams").count >= 3)
+    assert(afterLastBatch("secondsSinceLastSuccessfulCall").count >= 3)
+    assert(collector.rows.size == 50, "no record came meanwhile")
+    query.stop()
+  }
+
+  test(
     "CloudWatch out of reach: the query reads every record on time; the data beyond the queue are dropped, counted",
     Integration) {
     val closedPort = ServerProcess.freePort()
