@@ -655,7 +655,7 @@ def draw(result: dict[str, Any]) -> None:
                 "data: what the connector's listener published to moto's CloudWatch, at"
                 f" {result['cloudwatchPeriodSeconds']} s periods (the dashboard's: 60 s); template parameters"
                 f" {parameters}",
-                f"{written}; no datum while the query is idle (Spark reports no progress): gaps in the lines",
+                f"{written}; the lag has a gap while Kinesis cannot be reached (a failing stream has none)",
             ],
             # CloudWatch makes room for a widget's annotations; Grafana's axis follows the data alone.
             [{**panel, "thresholdsInAxis": True} for panel in result["cloudwatch"]],
