@@ -7,10 +7,10 @@ import org.apache.spark.sql.streaming.StreamingQueryProgress
 import org.apache.spark.sql.SparkSession
 
 /**
- * The streaming queries running in this JVM, their names and last progress, from the session state every session shares
- * (`private[sql]`, which is why this object lives in a package of Spark's). A query's stream runs in a clone
- * of the session that started it, whose `streams` does not list it; the shared state does, from before its
- * thread starts until after its sources stop. It is the connector's own, not an API.
+ * The streaming queries running in this JVM, their names and last progress, from the session state every
+ * session shares (`private[sql]`, which is why this object lives in a package of Spark's). A query's stream
+ * runs in a clone of the session that started it, whose `streams` does not list it; the shared state does,
+ * from before its thread starts until after its sources stop. It is the connector's own, not an API.
  */
 object ActiveQueries {
 
