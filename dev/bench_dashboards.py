@@ -317,18 +317,6 @@ def run(jar: Path, phase_seconds: float, work: Path) -> dict[str, Any]:
     }
 
 
-def cloudwatch_client(moto: GlueRegistryServer) -> Any:
-    import boto3
-
-    return boto3.client(
-        "cloudwatch",
-        endpoint_url=moto.endpoint,
-        region_name=moto.region,
-        aws_access_key_id=FAKE_ACCESS_KEY,
-        aws_secret_access_key=FAKE_SECRET_KEY,
-    )
-
-
 def template_parameters(stream: str) -> dict[str, str]:
     return {"Namespace": NAMESPACE, "QueryName": QUERY, "StreamName": stream, **TEMPLATE_PARAMETERS}
 
@@ -348,7 +336,7 @@ def metric_lines(widget: dict[str, Any]) -> list[tuple[list[str], dict[str, Any]
 def read_cloudwatch(moto: GlueRegistryServer, stream: str, start: float, end: float) -> dict[str, Any]:
     """Every metric the dashboard's widgets read, with each statistic they ask, at CLOUDWATCH_PERIOD, by
     seconds since `start`; and numStreams' sample count, which the silent alarm watches."""
-    client = cloudwatch_client(moto)
+    client = moto.client("cloudwatch")
     wanted = {("numStreams", "SampleCount")}
     for widget in cloudwatch_dashboard(template_parameters(stream))["widgets"]:
         for names, extra in metric_lines(widget):

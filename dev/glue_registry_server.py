@@ -53,12 +53,12 @@ class GlueRegistryServer(SupervisedServer):
         except Exception:
             return False
 
-    def client(self) -> Any:
-        """A boto3 Glue client of this server."""
+    def client(self, service: str = "glue") -> Any:
+        """A boto3 client of this server for `service` (moto answers every AWS service on one port)."""
         import boto3
 
         return boto3.client(
-            "glue",
+            service,
             endpoint_url=self.endpoint,
             region_name=self.region,
             aws_access_key_id=FAKE_ACCESS_KEY,

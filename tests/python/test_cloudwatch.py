@@ -7,7 +7,6 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 from conftest import Kinesis
@@ -16,18 +15,6 @@ from glue_registry_server import FAKE_ACCESS_KEY, FAKE_SECRET_KEY, GlueRegistryS
 from pyspark.sql import SparkSession
 from pyspark_kinesis import KinesisOptionError, publish_metrics_to_cloudwatch
 from test_end_to_end import BatchCollector, poll, put, read
-
-
-def _cloudwatch(server: GlueRegistryServer) -> Any:
-    import boto3
-
-    return boto3.client(
-        "cloudwatch",
-        endpoint_url=server.endpoint,
-        region_name=server.region,
-        aws_access_key_id=FAKE_ACCESS_KEY,
-        aws_secret_access_key=FAKE_SECRET_KEY,
-    )
 
 
 def _listeners(spark: SparkSession) -> list[str]:
@@ -81,7 +68,7 @@ def test_one_call_publishes_every_query_progress_figures_to_cloudwatch(
     try:
         put(kinesis.client(), stream, [(f"key-{i}", f"order-{i}".encode()) for i in range(20)])
         poll("20 records", collector.rows, lambda rows: len(rows) >= 20, query)
-        cloudwatch = _cloudwatch(glue_registry)
+        cloudwatch = glue_registry.client("cloudwatch")
         # What the dashboard and the alarms of docs/dashboards/cloudwatch.yaml read, for this query.
         watched = cloudwatch_metrics(
             {"Namespace": "PyTests", "QueryName": "py-cloudwatch", "StreamName": stream}
