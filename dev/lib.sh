@@ -6,7 +6,8 @@ ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 VENV="$ROOT/.venv"
 PYSPARK_VERSION=4.3.0
 
-log() { printf '[%s] %s\n' "$(basename "$0")" "$*" >&2; }
+# Each line with the time of day, so that a run's log shows where its minutes went (two jobs write at once).
+log() { printf '[%s %s] %s\n' "$(basename "$0")" "$(date +%T)" "$*" >&2; }
 
 # Keep the AWS SDK and boto3 away from the EC2 instance metadata service: off EC2 it is an address outside
 # this machine, and a lookup there only stalls.
