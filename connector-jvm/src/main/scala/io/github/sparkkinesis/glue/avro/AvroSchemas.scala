@@ -3,7 +3,7 @@ package io.github.sparkkinesis.glue.avro
 
 import scala.jdk.CollectionConverters._
 
-import io.github.sparkkinesis.glue.FieldPath
+import io.github.sparkkinesis.glue.{FieldPath, TypeUnfolding}
 import org.apache.avro.{LogicalTypes, Schema}
 import org.apache.avro.Schema.Type
 import org.apache.spark.sql.types._
@@ -32,8 +32,26 @@ import org.apache.spark.sql.types._
  */
 private[sparkkinesis] object AvroSchemas {
 
-  /** The Spark type of `schema`'s values. Throws [[AvroConversionException]] for a recursive record. */
-  def sqlType(schema: Schema): DataType = typeOf(schema, FieldPath.Root, Nil).dataType
+  /**
+   * The Spark type of `schema`'s values. Throws [[AvroConversionException]] for a recursive record, or one
+   * whose type would be too large to build ([[TypeUnfolding]]).
+   */
+  def sqlType(schema: Schema): DataType = {
+    val nodes = TypeUnfolding.size(schema)(
+      s => if (s.getType == Type.RECORD) Some(s.getFullName) else None,
+      s =>
+        s.getType match {
+          case Type.RECORD => s.getFields.asScala.map(_.schema)
+          case Type.ARRAY => Seq(s.getElementType)
+          case Type.MAP => Seq(s.getValueType)
+          case Type.UNION => s.getTypes.asScala
+          case _ => Nil
+        }
+    )
+    if (TypeUnfolding.tooLarge(nodes))
+      throw new AvroConversionException(TypeUnfolding.refusal("The Avro schema", "named records"))
+    typeOf(schema, FieldPath.Root, Nil).dataType
+  }
 
   /**
    * The Avro schema of a struct: a record named `recordName` in `namespace` (none when empty or null).

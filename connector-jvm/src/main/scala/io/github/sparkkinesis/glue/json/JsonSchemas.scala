@@ -3,10 +3,11 @@ package io.github.sparkkinesis.glue.json
 
 import scala.jdk.CollectionConverters._
 import scala.util.control.NonFatal
+import scala.util.Try
 
 import com.fasterxml.jackson.databind.{JsonNode, ObjectMapper}
 import com.fasterxml.jackson.databind.node.ObjectNode
-import io.github.sparkkinesis.glue.FieldPath
+import io.github.sparkkinesis.glue.{FieldPath, TypeUnfolding}
 import org.apache.spark.sql.types._
 
 /**
@@ -95,7 +96,32 @@ private[sparkkinesis] object JsonSchemas {
       }
     if (root == null || !(root.isObject || root.isBoolean))
       throw new JsonSchemaException("The schema is no JSON Schema: a JSON Schema is a JSON object.")
+    if (TypeUnfolding.tooLarge(unfoldedSize(root)))
+      throw new JsonSchemaException(TypeUnfolding.refusal("The JSON Schema", "definitions under $ref"))
     new Mapping(root).typed(root, "", Nil).dataType
+  }
+
+  /** The node the local `$ref` `pointer` (`#/...`) of the document `root` points to, if there is one. */
+  private def target(root: JsonNode, pointer: String): Option[JsonNode] =
+    Try(root.at(pointer.substring(1))).toOption.filterNot(_.isMissingNode)
+
+  /** The size of the type of `root`, a local `$ref` counted once per pointer ([[TypeUnfolding]]). */
+  private def unfoldedSize(root: JsonNode): Long = {
+    def pointer(node: JsonNode): Option[String] =
+      Option(node.get("$ref")).filter(_.isTextual).map(_.asText).filter(_.startsWith("#"))
+    def objects(node: JsonNode): Iterator[JsonNode] = if (node == null) Iterator.empty else node.elements().asScala
+    TypeUnfolding.size(root)(
+      pointer,
+      node =>
+        pointer(node) match {
+          case Some(p) => target(root, p).toSeq
+          case None =>
+            (objects(node.get("properties")) ++ Iterator("items", "additionalProperties").map(node.get) ++
+              Iterator("allOf", "oneOf", "anyOf").flatMap(k => objects(node.get(k))))
+              .filter(child => child != null && child.isObject)
+              .toSeq
+        }
+    )
   }
 
   /** Where [[writerType]] takes a value of any JSON type; [[sqlType]] reads it as [[JsonText]]. */
@@ -246,9 +272,10 @@ private[sparkkinesis] object JsonSchemas {
             "nest without end",
           "bound the nesting, or give the recursive property as an object without properties (a map of JSON text)"
         )
-      val target = root.at(pointer.substring(1))
-      if (target.isMissingNode) throw error(path, s"refers to $pointer, which the schema does not define", "define it")
-      typed(target, path, pointer :: refs)
+      val found = target(root, pointer).getOrElse {
+        throw error(path, s"refers to $pointer, which the schema does not define", "define it")
+      }
+      typed(found, path, pointer :: refs)
     }
 
     private def merged(node: JsonNode, path: String, refs: List[String]): Typed = {

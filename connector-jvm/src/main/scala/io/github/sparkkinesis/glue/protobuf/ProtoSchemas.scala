@@ -3,7 +3,7 @@ package io.github.sparkkinesis.glue.protobuf
 
 import scala.collection.mutable
 
-import io.github.sparkkinesis.glue.FieldPath
+import io.github.sparkkinesis.glue.{FieldPath, TypeUnfolding}
 import org.apache.spark.sql.types._
 
 /**
@@ -82,6 +82,20 @@ private[sparkkinesis] object ProtoSchemas {
    */
   def sqlType(file: ProtoFile, messageFullName: String): StructType = {
     val message = file.message(messageFullName)
+    val nodes = TypeUnfolding.size[ProtoType](ProtoMessageRef(message.fullName))(
+      {
+        case ProtoMessageRef(name) => Some(name)
+        case _ => None
+      },
+      {
+        case ProtoMessageRef(name) => file.message(name).fields.map(_.fieldType)
+        case ProtoMap(key, value) => Seq(key, value)
+        case _ => Nil
+      }
+    )
+    if (TypeUnfolding.tooLarge(nodes))
+      throw new ProtoSchemaException(
+        TypeUnfolding.refusal("The .proto schema's message " + message.fullName, "messages"))
     StructType(fields(file, message, Set(message.fullName), message.name))
   }
 

@@ -143,6 +143,24 @@ class AvroSchemasSuite extends AnyFunSuite with SeededProperties {
     assert(AvroSchemas.sqlType(schema) == StructType(Seq(StructField("a", p, false), StructField("b", p, false))))
   }
 
+  test("records that each use the next one twice are refused 20 deep, before their type is built; 8 deep read") {
+    // L0 holds two L1s, each L1 two L2s, ...: 2^depth copies of the last record in Spark's type.
+    def doubling(depth: Int): Schema = {
+      def level(i: Int): String =
+        if (i == depth) s"""{"type":"record","name":"L$i","fields":[{"name":"x","type":"int"}]}"""
+        else
+          s"""{"type":"record","name":"L$i","fields":[{"name":"a","type":${level(i + 1)}},""" +
+            s"""{"name":"b","type":"L${i + 1}"}]}"""
+      parse(level(0))
+    }
+    val refused = intercept[AvroConversionException](AvroSchemas.sqlType(doubling(20))).getMessage
+    assert(
+      refused == "The Avro schema unfolds into a Spark type of more than 100,000 fields and values, as its named " +
+        "records are repeated in full at every place they are used. Register a schema whose types nest fewer " +
+        "times, or one that keeps the deeper parts as bytes or JSON text.")
+    assert(CatalystValues.leaves(AvroSchemas.sqlType(doubling(8))) == 256)
+  }
+
   // ---- Spark to Avro ----
 
   test("fromSqlType: a nullable column is [\"null\", T] with the default null; any other has no default") {

@@ -44,6 +44,12 @@ object CatalystValues {
     case (other, _) => other
   }
 
+  /** The number of fields at the leaves of `dataType`, each struct's fields counted, other types one. */
+  def leaves(dataType: DataType): Int = dataType match {
+    case s: StructType => s.fields.map(f => leaves(f.dataType)).sum
+    case _ => 1
+  }
+
   def row(values: Any*): InternalRow = new GenericInternalRow(values.toArray)
 
   def array(values: Any*): ArrayData = new GenericArrayData(values.toArray)

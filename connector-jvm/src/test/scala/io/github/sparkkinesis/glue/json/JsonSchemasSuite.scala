@@ -2,6 +2,7 @@
 package io.github.sparkkinesis.glue.json
 
 import com.fasterxml.jackson.databind.ObjectMapper
+import io.github.sparkkinesis.glue.avro.CatalystValues
 import io.github.sparkkinesis.glue.avro.CatalystValues.structType
 import io.github.sparkkinesis.testing.SeededProperties
 import org.apache.spark.sql.types._
@@ -106,6 +107,28 @@ class JsonSchemasSuite extends AnyFunSuite with SeededProperties {
       message == "The JSON Schema at properties.head.properties.next refers to #/$defs/Node recursively " +
         "(#/$defs/Node -> #/$defs/Node): Spark types cannot nest without end: bound the nesting, or give the " +
         "recursive property as an object without properties (a map of JSON text).")
+  }
+
+  test("definitions that each use the next one twice are refused 20 deep, before their type is built; 8 deep read") {
+    // L0 holds two L1s, each L1 two L2s, ...: 2^depth copies of the last definition in Spark's type.
+    def doubling(depth: Int): String = {
+      val defs = (0 until depth).map { i =>
+        s""""L$i": {"type": "object", "properties": {"a": {"$$ref": "#/$$defs/L${i + 1}"}, """ +
+          s""""b": {"$$ref": "#/$$defs/L${i + 1}"}}}"""
+      } :+ s""""L$depth": {"type": "object", "properties": {"x": {"type": "integer"}}}"""
+      s"""{"$$ref": "#/$$defs/L0", "$$defs": {${defs.mkString(", ")}}}"""
+    }
+    assert(
+      failure(doubling(20)) == "The JSON Schema unfolds into a Spark type of more than 100,000 fields and values, " +
+        "as its definitions under $ref are repeated in full at every place they are used. Register a schema whose " +
+        "types nest fewer times, or one that keeps the deeper parts as bytes or JSON text.")
+    assert(CatalystValues.leaves(sqlType(doubling(8))) == 256)
+  }
+
+  test("a $ref that is no JSON pointer is refused like one to nothing") {
+    assert(
+      failure("""{"type": "object", "properties": {"a": {"$ref": "#Name"}}}""") ==
+        "The JSON Schema at properties.a refers to #Name, which the schema does not define: define it.")
   }
 
   test("unsupported constructs fail naming the place and what to do") {

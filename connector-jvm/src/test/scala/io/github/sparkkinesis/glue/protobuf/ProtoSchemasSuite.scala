@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.github.sparkkinesis.glue.protobuf
 
+import io.github.sparkkinesis.glue.avro.CatalystValues
 import org.apache.spark.sql.types._
 import org.scalatest.funsuite.AnyFunSuite
 
@@ -81,6 +82,19 @@ class ProtoSchemasSuite extends AnyFunSuite {
     val message = intercept[ProtoSchemaException](ProtoSchemas.sqlType(file, "Node")).getMessage
     assert(message.contains("message Node contains itself (at Node.children[].node)"), message)
     assert(message.contains("Register a reader schema without the recursion"))
+  }
+
+  test("messages that each hold the next one twice are refused 20 deep, before their type is built; 8 deep read") {
+    // L0 holds two L1s, each L1 two L2s, ...: 2^depth copies of the last message in Spark's type.
+    def doubling(depth: Int): ProtoFile = ProtoParser.parse(
+      ((0 until depth).map(i => s"message L$i { L${i + 1} a = 1; L${i + 1} b = 2; }") :+
+        s"message L$depth { int32 x = 1; }").mkString("syntax = \"proto3\";\n", "\n", ""))
+    val refused = intercept[ProtoSchemaException](ProtoSchemas.sqlType(doubling(20), "L0")).getMessage
+    assert(
+      refused == "The .proto schema's message L0 unfolds into a Spark type of more than 100,000 fields and " +
+        "values, as its messages are repeated in full at every place they are used. Register a schema whose " +
+        "types nest fewer times, or one that keeps the deeper parts as bytes or JSON text.")
+    assert(CatalystValues.leaves(ProtoSchemas.sqlType(doubling(8), "L0")) == 256)
   }
 
   test("a file without messages has no reader message") {
