@@ -68,7 +68,10 @@ private[json] object JsonReaders {
         "a date-time with an offset (2026-11-28T01:02:03Z)",
         s => {
           val instant = OffsetDateTime.parse(s, DateTimeFormatter.ISO_OFFSET_DATE_TIME).toInstant
-          Math.addExact(Math.multiplyExact(instant.getEpochSecond, 1000000L), instant.getNano / 1000L)
+          val (seconds, micros) = (instant.getEpochSecond, instant.getNano / 1000L)
+          // Before 1970, from the second after: the earliest microsecond a timestamp holds overflows on the way.
+          if (seconds >= 0) Math.addExact(Math.multiplyExact(seconds, 1000000L), micros)
+          else Math.addExact(Math.multiplyExact(seconds + 1, 1000000L), micros - 1000000L)
         }
       )
     case ArrayType(element, containsNull) => array(of(element, containsNull, FieldPath.element(path)), path)

@@ -90,6 +90,15 @@ class JsonDecoderSuite extends AnyFunSuite with SeededProperties {
         "the field id is an integer out of the range of a long"))
   }
 
+  test("timestamps at either end of Spark's range read exactly; a microsecond beyond is refused") {
+    def at(text: String) = decode(order, s"""{"id": 1, "at": "$text"}""").asInstanceOf[Seq[(String, Any)]].toMap
+    assert(at("-290308-12-21T19:59:05.224192Z")("at") == Long.MinValue)
+    assert(at("+294247-01-10T04:00:54.775807Z")("at") == Long.MaxValue)
+    Seq("-290308-12-21T19:59:05.224191Z", "+294247-01-10T04:00:54.775808Z").foreach { beyond =>
+      assert(failure(order, s"""{"id": 1, "at": "$beyond"}""").contains("at is a string that is not a date-time"))
+    }
+  }
+
   test("malformed, truncated, empty or trailing text, and deep nesting, fail without the record's data") {
     assert(
       failure(order, """{"id": 1, "item": "secret""") == "A record of 25 bytes ends within its JSON value (truncated).")
