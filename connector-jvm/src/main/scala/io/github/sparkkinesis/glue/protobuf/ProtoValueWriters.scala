@@ -2,6 +2,7 @@
 package io.github.sparkkinesis.glue.protobuf
 
 import scala.annotation.switch
+import scala.util.Try
 
 import io.github.sparkkinesis.glue.FieldPath
 import org.apache.spark.sql.catalyst.expressions.SpecializedGetters
@@ -163,19 +164,31 @@ private[protobuf] object ProtoValueWriters {
     }
   }
 
-  /** An enum's value by its name, written as its number (the first declared, where aliases share it). */
+  /**
+   * An enum's value by its name, written as its number (the first declared, where aliases share it). An open
+   * (proto3) enum also takes a number it has no name for as [[ProtoDecoder]] reads one,
+   * `UNKNOWN_ENUM_VALUE_<Enum>_<number>`: a record read and written again keeps it.
+   */
   final class EnumValue(enumType: ProtoEnum, path: String) extends Value(0) {
     private val numbers = new java.util.HashMap[UTF8String, Integer]()
     enumType.values.foreach { case (name, number) => numbers.put(UTF8String.fromString(name), number) }
+    private val unnamed = s"UNKNOWN_ENUM_VALUE_${enumType.name}_"
 
     private def number(from: SpecializedGetters, at: Int): Int = {
-      val n = numbers.get(from.getUTF8String(at))
-      if (n == null)
-        throw new ProtoEncodeException(
-          s"${FieldPath.column(path)}: a string that names no value of enum ${enumType.fullName} (its values: " +
-            s"${enumType.values.map(_._1).mkString(", ")}). Map the strings to those names, or drop those rows.")
-      n
+      val value = from.getUTF8String(at)
+      val n = numbers.get(value)
+      if (n != null) n
+      else
+        unnamedNumber(value.toString).getOrElse {
+          throw new ProtoEncodeException(
+            s"${FieldPath.column(path)}: a string that names no value of enum ${enumType.fullName} (its values: " +
+              s"${enumType.values.map(_._1).mkString(", ")}). Map the strings to those names, or drop those rows.")
+        }
     }
+
+    private def unnamedNumber(value: String): Option[Int] =
+      if (enumType.closed || !value.startsWith(unnamed)) None
+      else Try(Integer.parseInt(value.substring(unnamed.length))).toOption
 
     def write(out: ProtoWireWriter, from: SpecializedGetters, at: Int): Unit = out.varint(number(from, at).toLong)
     def isZero(from: SpecializedGetters, at: Int): Boolean = number(from, at) == 0

@@ -239,6 +239,23 @@ class ProtoEncoderSuite extends AnyFunSuite {
     assert(message(void).toSeq == int(1, 1).toSeq)
   }
 
+  test("an open enum's number without a name, as the decoder reads it, is written back; a closed enum's is not") {
+    val open = ProtoParser.parse("syntax = \"proto3\"; message M { E e = 1; enum E { Z = 0; ONE = 1; } }")
+    val struct = StructType.fromDDL("e string")
+    Seq(9, -3, Int.MaxValue).foreach { n =>
+      val record = int(1, n.toLong)
+      val read = new ProtoDecoder(open, "M").decode(record, 0, record.length)
+      assert(read.getUTF8String(0).toString == s"UNKNOWN_ENUM_VALUE_E_$n")
+      assert(message(encoder(open, "M", struct).encode(read)).toSeq == record.toSeq)
+    }
+    val closed = ProtoParser.parse("syntax = \"proto2\"; message M { optional E e = 1; enum E { Z = 0; ONE = 1; } }")
+    Seq("UNKNOWN_ENUM_VALUE_E_9", "UNKNOWN_ENUM_VALUE_Other_9", "UNKNOWN_ENUM_VALUE_E_x").foreach { name =>
+      val file = if (name == "UNKNOWN_ENUM_VALUE_E_9") closed else open
+      val refused = intercept[ProtoEncodeException](encoder(file, "M", struct).encode(row(utf8(name)))).getMessage
+      assert(refused.startsWith("column e: a string that names no value of enum M.E"), refused)
+    }
+  }
+
   test("a row the message cannot hold fails alone, naming the column, never the data; the encoder goes on") {
     val file =
       ProtoParser.parse("""syntax = "proto3"; message M { string s = 1; repeated int64 r = 2; map<string, M2> m = 3;
