@@ -33,7 +33,8 @@ private[sparkkinesis] final case class GlueDecoding(
   def newDecoder(): RecordDecoder = new RecordDecoder(this)
 
   override def toString: String =
-    s"${options.schema.registryName}/${options.schema.schemaName} v${reader.versionNumber} ${reader.dataFormat}"
+    s"${options.schema.registryName}/${options.schema.schemaName} v${reader.versionNumber} ${reader.dataFormat}" +
+      options.messageName.fold("")(name => s" message $name")
 }
 
 /**

@@ -20,7 +20,7 @@ private[sparkkinesis] final case class GlueEncoding(options: GlueFunctionOptions
 
   override def toString: String =
     s"${writer.registryName}/${writer.schemaName} v${writer.versionNumber} ${writer.dataFormat}" +
-      (if (options.compress) " zlib" else "")
+      options.messageName.fold("")(name => s" message $name") + (if (options.compress) " zlib" else "")
 }
 
 /**

@@ -341,6 +341,10 @@ class ToGlueRegistrySuite extends AnyFunSuite with RegistryFunctionsSession {
       val back = decodeAll(records.toSeq, "pb-orders", "messageName" -> "shop.Refund")
       assert(back.schema.simpleString == "struct<order_id:bigint,reason:string>")
       assert(back.collect().toSet == Set(Row(1L, "late"), Row(2L, "late"), Row(3L, "late")))
+      // The plans name the message each function writes or reads.
+      val written = rows.select(to_glue_registry(refund, "pb-orders", "shop", options("messageName" -> "Refund")))
+      assert(written.queryExecution.toString.contains("shop/pb-orders v1 PROTOBUF message Refund"))
+      assert(back.queryExecution.toString.contains("shop/pb-orders v1 PROTOBUF message shop.Refund"))
       // Read as the file's first message, shop.Order, they are records of another message.
       val other = failure(decodeAll(records.toSeq, "pb-orders").collect())
       assert(other.getCondition == "KINESIS_GLUE_RECORD_UNDECODABLE.INVALID")
