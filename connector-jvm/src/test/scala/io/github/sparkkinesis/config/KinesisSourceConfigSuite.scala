@@ -242,7 +242,7 @@ class KinesisSourceConfigSuite extends AnyFunSuite {
       failure(base + ("shardsPerTask" -> "0"))
         .contains("'shardsPerTask' has an invalid value '0': it must be at least 1"))
     assert(failure(base + ("maxRecordsPerTrigger" -> "-5")).contains("'maxRecordsPerTrigger'"))
-    assert(failure(base + ("maxFetchDuration" -> "soon")).contains(".option(\"maxFetchDuration\", \"200ms\")"))
+    assert(failure(base + ("maxFetchDuration" -> "soon")).endsWith("It takes values such as \"200ms\"."))
   }
 
   test("byte sizes read as binary units and print back short") {
