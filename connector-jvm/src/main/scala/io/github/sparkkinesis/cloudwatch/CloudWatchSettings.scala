@@ -85,19 +85,8 @@ private[sparkkinesis] object CloudWatchSettings {
       "10000"
     )(int(1, 10000000))
 
-  /** The credential and role options of the source, read the same way ([[AwsOptions.credentialsOf]]). */
-  private val credentialSpecs: Seq[OptionSpec[_]] = Seq(
-    KinesisOptions.AwsAccessKey,
-    KinesisOptions.AwsSecretKey,
-    KinesisOptions.AwsSessionToken,
-    KinesisOptions.RoleArn,
-    KinesisOptions.RoleExternalId,
-    KinesisOptions.RoleSessionName,
-    KinesisOptions.StsEndpoint
-  )
-
-  /** Every setting, in the order the documentation lists them. */
-  val all: Seq[OptionSpec[_]] = Seq(Namespace, Region, Endpoint) ++ credentialSpecs :+ MaxQueuedData
+  /** Every setting, in the order the documentation lists them; the credentials are the source's. */
+  val all: Seq[OptionSpec[_]] = Seq(Namespace, Region, Endpoint) ++ KinesisOptions.credentials :+ MaxQueuedData
 
   /** The settings of the Spark configuration `conf` (every key; those without [[Prefix]] are left alone). */
   def fromConf(

@@ -382,57 +382,42 @@ private[sparkkinesis] object KinesisOptions {
   /** What `spark.read.format("kinesis")` takes. */
   def batchRead: Seq[OptionSpec[_]] = (all ++ batchReadOnly).filterNot(s => NotInBatchRead.exists(_._1 == s))
 
-  /** The options reading and writing share: the stream, and where and as whom to call Kinesis. */
-  val shared: Seq[OptionSpec[_]] = Seq(
-    StreamName,
-    StreamArnOption,
-    Region,
-    Endpoint,
-    AwsAccessKey,
-    AwsSecretKey,
-    AwsSessionToken,
-    RoleArn,
-    RoleExternalId,
-    RoleSessionName,
-    StsEndpoint,
-    OutageTimeout)
+  /**
+   * As whom to call AWS: keys, or a role assumed ([[AwsOptions.credentialsOf]] reads them). Kinesis' options,
+   * and those of every other AWS service the connector calls (the registry functions, the CloudWatch listener).
+   */
+  val credentials: Seq[OptionSpec[_]] =
+    Seq(AwsAccessKey, AwsSecretKey, AwsSessionToken, RoleArn, RoleExternalId, RoleSessionName, StsEndpoint)
 
-  val all: Seq[OptionSpec[_]] = Seq(
-    StreamName,
-    StreamArnOption,
-    InitialPositionOption,
-    Region,
-    Endpoint,
-    AwsAccessKey,
-    AwsSecretKey,
-    AwsSessionToken,
-    RoleArn,
-    RoleExternalId,
-    RoleSessionName,
-    StsEndpoint,
-    MaxRecordsPerFetch,
-    ShardFetchInterval,
-    MaxShardsPerDescribe,
-    FailOnDataLoss,
-    OutageTimeout,
-    MaxFetchRate,
-    MinFetchPeriod,
-    MaxFetchDuration,
-    FetchBufferSize,
-    ShardsPerTask,
-    MaxPartitions,
-    CoalesceThresholdBlockSize,
-    CoalesceBinSize,
-    MaxRecordsPerTrigger,
-    MaxBytesPerTrigger,
-    ConsumerModeOption,
-    ConsumerName,
-    ConsumerNamePrefix,
-    ConsumerRefreshInterval,
-    RequireConsumerDeregistration,
-    RegisteredConsumerId,
-    RegisteredConsumerIdType
-  )
+  /** The options reading and writing share: the stream, and where and as whom to call Kinesis. */
+  val shared: Seq[OptionSpec[_]] =
+    Seq(StreamName, StreamArnOption, Region, Endpoint) ++ credentials :+ OutageTimeout
+
+  val all: Seq[OptionSpec[_]] = Seq(StreamName, StreamArnOption, InitialPositionOption, Region, Endpoint) ++
+    credentials ++ Seq(
+      MaxRecordsPerFetch,
+      ShardFetchInterval,
+      MaxShardsPerDescribe,
+      FailOnDataLoss,
+      OutageTimeout,
+      MaxFetchRate,
+      MinFetchPeriod,
+      MaxFetchDuration,
+      FetchBufferSize,
+      ShardsPerTask,
+      MaxPartitions,
+      CoalesceThresholdBlockSize,
+      CoalesceBinSize,
+      MaxRecordsPerTrigger,
+      MaxBytesPerTrigger,
+      ConsumerModeOption,
+      ConsumerName,
+      ConsumerNamePrefix,
+      ConsumerRefreshInterval,
+      RequireConsumerDeregistration,
+      RegisteredConsumerId,
+      RegisteredConsumerIdType
+    )
 
   // ---- internal: not documented, for tests ----
 

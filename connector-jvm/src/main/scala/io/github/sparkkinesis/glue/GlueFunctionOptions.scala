@@ -139,17 +139,8 @@ private[sparkkinesis] object GlueFunctionOptions {
       "zlib"
     )(choice("none" -> false, "zlib" -> true))
 
-  private val where: Seq[OptionSpec[_]] = Seq(
-    Region,
-    Endpoint,
-    KinesisOptions.AwsAccessKey,
-    KinesisOptions.AwsSecretKey,
-    KinesisOptions.AwsSessionToken,
-    KinesisOptions.RoleArn,
-    KinesisOptions.RoleExternalId,
-    KinesisOptions.RoleSessionName,
-    KinesisOptions.StsEndpoint
-  )
+  /** Where the registry is and as whom to call it (the source's credential options). */
+  private val where: Seq[OptionSpec[_]] = Seq(Region, Endpoint) ++ KinesisOptions.credentials
 
   /** What `from_glue_registry` takes. */
   val decoding: Seq[OptionSpec[_]] = where ++ Seq(SchemaVersion, Mode, DataFormat, MessageName)
