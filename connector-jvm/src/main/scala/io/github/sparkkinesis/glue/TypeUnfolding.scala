@@ -55,7 +55,7 @@ private[glue] object TypeUnfolding {
 
   /** The words of the refusal of `schema` (as "The Avro schema"), whose type is over the bound. */
   def refusal(schema: String, sharedTypes: String): String =
-    s"$schema unfolds into a Spark type of more than ${String.format(Locale.ROOT, "%,d", MaxNodes)} fields and " +
+    s"$schema unfolds into a Spark type of more than ${"%,d".formatLocal(Locale.ROOT, MaxNodes)} fields and " +
       s"values, as its $sharedTypes are " +
       "repeated in full at every place they are used. Register a schema whose types nest fewer times, or one " +
       "that keeps the deeper parts as bytes or JSON text."
