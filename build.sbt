@@ -121,11 +121,13 @@ def connectorFor(lineId: String): Project = {
       Compile / sourceGenerators += Def.task {
         Seq(BuiltFor.write((Compile / sourceManaged).value, line, sparkLines, version.value))
       }.taskValue,
-      // The repository's LICENSE and NOTICE, in the jar's META-INF.
+      // The repository's LICENSE and NOTICE, in the jar's META-INF: copied only when they changed, since a
+      // copy made anew changes the resources, and sbt-assembly then packages the jar again in every session.
       Compile / resourceGenerators += Def.task {
         Seq("LICENSE", "NOTICE").map { name =>
           val target = (Compile / resourceManaged).value / "META-INF" / name
-          IO.copyFile(root / name, target)
+          if (!target.exists || IO.readBytes(target).toSeq != IO.readBytes(root / name).toSeq)
+            IO.copyFile(root / name, target)
           target
         }
       }.taskValue,
